@@ -1,0 +1,48 @@
+// nmt's typed configuration: one options struct per section, read from and written to JSON here
+// and nowhere else (STYLE.md rule 7).
+//
+//   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}}
+//
+// Missing keys keep the notebook's defaults. An unknown key, a wrong type or an out-of-range value
+// throws ConfigError whose message starts with the key path ("data.max_words: expected a positive
+// integer, got \"x\""). Torch-free; never logs.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "nmt/data/dataset.h"
+#include "nmt/decode/options.h"
+#include "nmt/model/options.h"
+#include "nmt/text/tokenizer.h"
+#include "nmt/train/options.h"
+
+namespace nmt {
+
+struct Config {
+  data::CorpusOptions data;
+  text::TextOptions text;
+  model::TransformerOptions model;
+  train::TrainOptions train;
+  decode::SearchOptions decode;
+
+  // Validates every section and the rules that join them; errors carry the section prefix.
+  void validate() const;
+};
+
+// Parses and validates; `name` (a file name) prefixes JSON syntax errors.
+Config config_from_json(const nlohmann::json& json);
+nlohmann::json config_to_json(const Config& config);
+
+// Reads a JSON file; throws ConfigError when it is missing, not JSON, or invalid.
+nlohmann::json read_config_json(const std::string& path);
+Config load_config(const std::string& path);
+
+// Writes the resolved configuration (every key, defaults included), atomically.
+void save_config(const std::string& path, const Config& config);
+
+// Sets json[section][key] = value for a command-line override of a config key ("train.threads").
+void set_config_value(nlohmann::json& json, const std::string& dotted_key, const nlohmann::json& value);
+
+}  // namespace nmt

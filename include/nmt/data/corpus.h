@@ -1,0 +1,57 @@
+// Reading sentence pairs from tab-separated files.
+//
+// Two layouts are understood (DESIGN.md): the Tatoeba export `id<TAB>english<TAB>id<TAB>spanish`
+// and the manythings/Anki layout `english<TAB>spanish[<TAB>attribution]`. With kAuto each line is
+// read by its column count (4: Tatoeba, 2 or 3: Anki). CRLF line ends, a UTF-8 byte order mark and
+// blank lines are accepted. A line with another column count, invalid UTF-8 or an empty side is
+// skipped and counted; the first few are kept as "file:line: reason" in the report.
+// Torch-free; read_tsv never throws on content; read_tsv_file throws DataError for a missing file,
+// an empty file or a file without a usable pair; never logs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace nmt::data {
+
+enum class TsvFormat { kAuto, kTatoeba, kAnki };
+
+struct SentencePair {
+  std::string source;
+  std::string target;
+
+  bool operator==(const SentencePair& other) const {
+    return source == other.source && target == other.target;
+  }
+};
+
+// What reading a file found.
+struct ReadReport {
+  std::string file;
+  std::size_t lines = 0;        // lines read, blank ones included
+  std::size_t pairs = 0;        // pairs returned
+  std::size_t blank = 0;        // empty or whitespace-only lines (not errors)
+  std::size_t bad_columns = 0;  // lines whose column count fits neither layout
+  std::size_t bad_utf8 = 0;     // lines with invalid UTF-8 or NUL bytes
+  std::size_t empty_side = 0;   // lines where one side is empty
+  std::vector<std::string> first_problems;  // "file:line: reason", at most kMaxReportedProblems
+
+  static constexpr std::size_t kMaxReportedProblems = 5;
+  std::size_t skipped() const { return bad_columns + bad_utf8 + empty_side; }
+};
+
+struct Corpus {
+  std::vector<SentencePair> pairs;
+  ReadReport report;
+};
+
+// Reads pairs from a stream; `name` stands for the file in the report.
+Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format);
+
+// Reads a file; throws DataError when it is missing, empty or has no usable pair.
+Corpus read_tsv_file(const std::string& path, TsvFormat format);
+
+}  // namespace nmt::data

@@ -1,0 +1,27 @@
+// Decoding hyperparameters (the "decode" section of the configuration and the translate flags).
+// Kept apart from search.h so that code reading configurations does not compile LibTorch.
+// Torch-free; validate() throws ConfigError naming the field.
+#pragma once
+
+#include <cstdint>
+
+namespace nmt::decode {
+
+enum class Strategy { kGreedy, kSample, kBeam };
+
+struct SearchOptions {
+  Strategy strategy = Strategy::kGreedy;
+  int64_t beam_size = 5;        // hypotheses kept per sentence by beam search
+  double length_penalty = 1.0;  // beam: rank by logprob / length^length_penalty; 0 = raw logprob
+  int64_t n_best = 1;           // hypotheses returned per sentence (at most beam_size)
+  int64_t max_len = 0;          // output tokens at most; 0 = 2 * source length + 10
+  double temperature = 1.0;     // sampling: divide logits by this
+  int64_t top_k = 0;            // sampling: keep the k most likely tokens; 0 disables
+  double top_p = 1.0;           // sampling: keep the smallest set with this much probability
+  uint64_t seed = 23;           // sampling generator seed
+  int64_t batch_size = 64;      // sentences decoded together
+
+  void validate() const;
+};
+
+}  // namespace nmt::decode

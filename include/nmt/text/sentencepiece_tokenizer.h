@@ -1,0 +1,51 @@
+// Subword tokenizer backed by the SentencePiece library. Models are trained in memory on the
+// cleaned training sentences with ids 0-3 = <PAD> <SOS> <EOS> <UNK>, and saved as standard
+// `.model` files that Python's `sentencepiece` package loads. Torch-free; throws DataError on a
+// model that cannot be trained or read; never logs.
+#pragma once
+
+#include <memory>
+
+#include "nmt/text/tokenizer.h"
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace nmt::text {
+
+class SentencePieceTokenizer final : public Tokenizer {
+ public:
+  // Trains a model on sentences (already cleaned). The result depends only on the sentences, the
+  // options and seed.
+  static SentencePieceTokenizer train(const std::vector<std::string>& sentences,
+                                      const TextOptions& options,
+                                      uint64_t seed);
+  // Reads a `.model` file.
+  static SentencePieceTokenizer load(const std::string& path);
+  // From the bytes of a serialized model; `name` is used in error messages.
+  static SentencePieceTokenizer from_serialized(const std::string& bytes, const std::string& name);
+
+  SentencePieceTokenizer(SentencePieceTokenizer&&) noexcept;
+  SentencePieceTokenizer& operator=(SentencePieceTokenizer&&) noexcept;
+  ~SentencePieceTokenizer() override;
+
+  std::vector<int64_t> encode(std::string_view cleaned) const override;
+  std::string decode(const std::vector<int64_t>& ids) const override;
+  std::string render(const std::vector<int64_t>& ids) const override { return decode(ids); }
+  std::vector<std::string> pieces(const std::vector<int64_t>& ids) const override;
+  int64_t size() const override;
+  std::vector<std::string> save(const std::string& dir, const std::string& stem) const override;
+
+  // The serialized model proto (the content of the .model file).
+  const std::string& serialized() const { return serialized_; }
+
+ private:
+  SentencePieceTokenizer(std::unique_ptr<sentencepiece::SentencePieceProcessor> processor,
+                         std::string serialized);
+
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
+  std::string serialized_;
+};
+
+}  // namespace nmt::text

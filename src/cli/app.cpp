@@ -1,0 +1,25 @@
+#include "cli/app.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace nmt::cli {
+
+void add_global_options(CLI::App& app, GlobalOptions& options) {
+  auto* quiet = app.add_flag("-q,--quiet", options.is_quiet, "Print warnings and errors only");
+  app.add_flag("-v,--verbose", options.is_verbose, "Print debug records too")->excludes(quiet);
+}
+
+void setup_logging(const GlobalOptions& options) {
+  auto logger = spdlog::stderr_color_mt("nmt");
+  logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
+  logger->set_level(options.is_quiet ? spdlog::level::warn
+                                     : options.is_verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+std::vector<Command> add_commands(CLI::App& app) {
+  return {add_prepare(app)};
+}
+
+}  // namespace nmt::cli

@@ -1,0 +1,31 @@
+// The nmt command line: each subcommand lives in its own src/cli/<name>.cpp and exposes one
+// add_<name>() that declares its options on the CLI11 app and returns the function that runs it.
+// Only cli/ parses argv and writes results to stdout; logs go to stderr through spdlog.
+#pragma once
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace nmt::cli {
+
+// Options that apply to every subcommand.
+struct GlobalOptions {
+  bool is_quiet = false;    // warnings and errors only
+  bool is_verbose = false;  // debug records too
+};
+
+using Command = std::pair<CLI::App*, std::function<void()>>;
+
+void add_global_options(CLI::App& app, GlobalOptions& options);
+// Configures spdlog's default logger (stderr, level from the global options).
+void setup_logging(const GlobalOptions& options);
+
+// Every subcommand, in the order --help lists them.
+std::vector<Command> add_commands(CLI::App& app);
+
+Command add_prepare(CLI::App& app);
+
+}  // namespace nmt::cli

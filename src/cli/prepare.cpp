@@ -1,0 +1,47 @@
+// nmt prepare: the data phase of training on its own, to inspect the cleaned splits and vocabularies.
+#include <filesystem>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/app.h"
+#include "cli/config_flags.h"
+#include "cli/pipeline.h"
+
+namespace nmt::cli {
+namespace {
+
+struct PrepareArgs {
+  std::string config_path;
+  std::string out_dir;
+};
+
+}  // namespace
+
+Command add_prepare(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "prepare",
+      "Clean, filter and split the corpus and build the vocabularies.\n"
+      "Writes OUT/{train,valid,test}.tsv (cleaned pairs), the vocabulary/tokenizer files,\n"
+      "OUT/config.json (the resolved configuration) and OUT/prepare.json (counts).");
+  auto args = std::make_shared<PrepareArgs>();
+  auto flags = std::make_shared<ConfigFlags>(*command);
+  command->add_option("-c,--config", args->config_path, "JSON configuration file (see configs/)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("-o,--out", args->out_dir,
+                      "Output directory (default: runs/<config name>-data)");
+  flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
+  flags->add<int64_t>("--max-words", "data.max_words", "Drop pairs with more words on a side");
+  flags->add<uint64_t>("--seed", "data.seed", "Split seed");
+  command->footer("Example: nmt prepare --config configs/quickstart.json --out /tmp/prepared");
+  return {command, [args, flags] {
+            const Config config = flags->resolve(read_config_json(args->config_path));
+            const std::string out = args->out_dir.empty()
+                                        ? "runs/" + std::filesystem::path(args->config_path).stem().string() + "-data"
+                                        : args->out_dir;
+            prepare_data(config, out);
+          }};
+}
+
+}  // namespace nmt::cli

@@ -1,0 +1,40 @@
+// nmt: neural machine translation trainer. Wires the CLI11 subcommands (src/cli/) and maps
+// failures to exit codes: 0 success, 2 usage or configuration error, 1 runtime failure.
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/app.h"
+#include "nmt/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nmt: train an encoder-decoder Transformer on sentence pairs, then translate and score.\n"
+               "Start with `nmt train --config configs/quickstart.json`; every subcommand has --help."};
+  app.set_version_flag("--version", NMT_VERSION);
+  app.require_subcommand(1);
+  nmt::cli::GlobalOptions global;
+  nmt::cli::add_global_options(app, global);
+  const auto commands = nmt::cli::add_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& success) {
+    return app.exit(success);
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);
+    return 2;
+  }
+  nmt::cli::setup_logging(global);
+  try {
+    for (const auto& [subcommand, run] : commands) {
+      if (subcommand->parsed()) run();
+    }
+  } catch (const nmt::ConfigError& error) {
+    std::cerr << "nmt: error: " << error.what() << '\n';
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "nmt: error: " << error.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

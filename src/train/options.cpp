@@ -1,0 +1,31 @@
+#include "nmt/train/options.h"
+
+#include "nmt/check.h"
+#include "nmt/error.h"
+
+namespace nmt::train {
+
+void TrainOptions::validate() const {
+  check::positive("batch_size", batch_size);
+  check::non_negative("max_tokens", max_tokens);
+  check::positive("epochs", epochs);
+  check::positive("lr", lr);
+  check::positive("warmup", warmup);
+  check::fraction("label_smoothing", label_smoothing);
+  check::non_negative("clip_norm", clip_norm);
+  check::non_negative("early_stopping", early_stopping);
+  check::non_negative("threads", threads);
+  check::positive("log_every", log_every);
+  check::non_negative("save_every", save_every);
+  check::non_negative("average_last", average_last);
+  check::fraction("adam_beta1", adam_beta1);
+  check::fraction("adam_beta2", adam_beta2);
+  check::positive("adam_eps", adam_eps);
+  const bool is_cuda_index = device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
+                             device.find_first_not_of("0123456789", 5) == std::string::npos;
+  if (device != "auto" && device != "cpu" && device != "cuda" && !is_cuda_index) {
+    throw ConfigError("device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + device + "\"");
+  }
+}
+
+}  // namespace nmt::train

@@ -1,0 +1,113 @@
+#include "nmt/config.h"
+
+#include <gtest/gtest.h>
+
+#include "nmt/error.h"
+#include "test_utils.h"
+
+namespace nmt {
+namespace {
+
+using nlohmann::json;
+
+std::string error_of(const json& config) {
+  try {
+    config_from_json(config);
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(ConfigTest, DefaultsAreTheNotebooks) {
+  const Config config = config_from_json(json::object());
+  EXPECT_EQ(config.data.max_words, 15);
+  EXPECT_EQ(config.text.clean, text::CleanMode::kNotebook);
+  EXPECT_EQ(config.text.tokenizer, text::TokenizerKind::kWord);
+  EXPECT_EQ(config.model.d_model, 256);
+  EXPECT_EQ(config.model.layers, 6);
+  EXPECT_EQ(config.model.heads, 8);
+  EXPECT_EQ(config.model.ff_mult, 4);
+  EXPECT_DOUBLE_EQ(config.model.dropout, 0.1);
+  EXPECT_EQ(config.model.norm, model::NormPosition::kPost);
+  EXPECT_EQ(config.train.batch_size, 128);
+  EXPECT_DOUBLE_EQ(config.train.lr, 5e-4);
+  EXPECT_DOUBLE_EQ(config.train.label_smoothing, 0.05);
+  EXPECT_EQ(config.train.schedule, train::Schedule::kConstant);
+}
+
+TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
+  EXPECT_EQ(error_of({{"data", {{"max_words", "x"}}}}), "data.max_words: expected a positive integer, got \"x\"");
+  EXPECT_EQ(error_of({{"data", {{"max_words", 0}}}}), "data.max_words: expected a positive integer, got 0");
+  EXPECT_EQ(error_of({{"train", {{"lr", "fast"}}}}), "train.lr: expected a number, got \"fast\"");
+  EXPECT_EQ(error_of({{"train", {{"lr", -1}}}}), "train.lr: expected a positive number, got -1");
+  EXPECT_EQ(error_of({{"model", {{"norm", "middle"}}}}),
+            "model.norm: expected one of \"post\", \"pre\", got \"middle\"");
+  EXPECT_EQ(error_of({{"model", {{"heads", 3}}}}), "model.heads: expected a divisor of d_model (256), got 3");
+  EXPECT_EQ(error_of({{"data", {{"dedupe", 1}}}}), "data.dedupe: expected true or false, got 1");
+  EXPECT_EQ(error_of({{"data", "x"}}), "data: expected an object, got \"x\"");
+  EXPECT_EQ(error_of({{"decode", {{"top_p", 0}}}}), "decode.top_p: expected a number in (0, 1], got 0");
+  EXPECT_EQ(error_of({{"train", {{"device", "tpu"}}}}),
+            "train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"tpu\"");
+}
+
+TEST(ConfigTest, UnknownKeysAndSectionsAreErrors) {
+  EXPECT_EQ(error_of({{"data", {{"max_word", 3}}}}).rfind("data.max_word: unknown key (known keys: path,", 0), 0u);
+  EXPECT_EQ(error_of({{"optim", json::object()}}).rfind("optim: unknown section", 0), 0u);
+}
+
+TEST(ConfigTest, CrossSectionRules) {
+  EXPECT_EQ(error_of({{"model", {{"share_embeddings", true}}}}),
+            "model.share_embeddings: needs text.shared_vocab = true");
+}
+
+TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
+  json input = {{"data", {{"path", "x.tsv"}, {"format", "anki"}, {"seed", 5}}},
+                {"text", {{"clean", "normalize"}, {"tokenizer", "sentencepiece"}, {"vocab_size", 4000}}},
+                {"model", {{"norm", "pre"}, {"tie_embeddings", true}, {"d_model", 64}, {"heads", 4}}},
+                {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
+                {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}}}};
+  const Config config = config_from_json(input);
+  const json written = config_to_json(config);
+  EXPECT_EQ(config_to_json(config_from_json(written)), written);
+  EXPECT_EQ(written["text"]["tokenizer"], "sentencepiece");
+  EXPECT_EQ(written["model"]["norm"], "pre");
+  EXPECT_EQ(written["train"]["max_tokens"], 1000);
+  EXPECT_EQ(written["decode"]["n_best"], 2);
+}
+
+TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
+  testing::ScratchDir dir;
+  EXPECT_THROW(load_config(dir.file("none.json")), ConfigError);
+  try {
+    load_config(dir.write("bad.json", "{\"data\": "));
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("bad.json: not valid JSON"), std::string::npos);
+  }
+  try {
+    load_config(dir.write("typo.json", R"({"train": {"epochs": "ten"}})"));
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()), dir.file("typo.json") + ": train.epochs: expected a positive integer, got \"ten\"");
+  }
+}
+
+TEST(ConfigTest, SetConfigValueOverridesOneKey) {
+  json root = {{"train", {{"threads", 1}}}};
+  set_config_value(root, "train.threads", 4);
+  set_config_value(root, "data.path", "a.tsv");
+  EXPECT_EQ(config_from_json(root).train.threads, 4);
+  EXPECT_EQ(config_from_json(root).data.path, "a.tsv");
+  EXPECT_THROW(set_config_value(root, "threads", 2), ConfigError);
+}
+
+TEST(ConfigTest, BundledConfigsAreValid) {
+  for (const char* name : {"quickstart.json", "seed.json", "tatoeba-en-es.json"}) {
+    const std::string path = testing::source_dir() + "/configs/" + name;
+    EXPECT_NO_THROW(load_config(path)) << path;
+  }
+}
+
+}  // namespace
+}  // namespace nmt

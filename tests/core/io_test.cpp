@@ -1,0 +1,45 @@
+#include "nmt/io.h"
+
+#include <filesystem>
+#include <ostream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "nmt/error.h"
+#include "test_utils.h"
+
+namespace nmt {
+namespace {
+
+TEST(AtomicWriteTest, ReplacesTheFileAndLeavesNoTemporary) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("a.txt");
+  write_text_atomically(path, "first");
+  write_text_atomically(path, "second");
+  EXPECT_EQ(read_text_file(path), "second");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST(AtomicWriteTest, AFailedWriteKeepsThePreviousContent) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("a.txt");
+  write_text_atomically(path, "good");
+  EXPECT_THROW(write_file_atomically(path,
+                                     [](std::ostream& out) {
+                                       out << "half";
+                                       throw std::runtime_error("crash while writing");
+                                     }),
+               std::runtime_error);
+  EXPECT_EQ(read_text_file(path), "good");
+  EXPECT_THROW(write_text_atomically(dir.file("missing/dir/a.txt"), "x"), Error);
+}
+
+TEST(ReadLinesTest, StripsLineEnds) {
+  testing::ScratchDir dir;
+  EXPECT_EQ(read_lines(dir.write("l.txt", "a\r\nb\n\nc")), (std::vector<std::string>{"a", "b", "", "c"}));
+  EXPECT_THROW(read_lines(dir.file("none.txt")), Error);
+}
+
+}  // namespace
+}  // namespace nmt

@@ -1,0 +1,110 @@
+#include "nmt/data/corpus.h"
+
+#include <random>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "nmt/error.h"
+#include "test_utils.h"
+
+namespace nmt::data {
+namespace {
+
+Corpus read(const std::string& content, TsvFormat format = TsvFormat::kAuto) {
+  std::istringstream in(content);
+  return read_tsv(in, "pairs.tsv", format);
+}
+
+TEST(CorpusTest, ReadsBothLayoutsWithAuto) {
+  const Corpus corpus = read("1\tGo.\t2\tVe.\nHi.\tHola.\nRun!\t¡Corre!\tCC-BY 2.0 (France)\n");
+  ASSERT_EQ(corpus.pairs.size(), 3u);
+  EXPECT_EQ(corpus.pairs[0], (SentencePair{"Go.", "Ve."}));
+  EXPECT_EQ(corpus.pairs[1], (SentencePair{"Hi.", "Hola."}));
+  EXPECT_EQ(corpus.pairs[2], (SentencePair{"Run!", "¡Corre!"}));
+  EXPECT_EQ(corpus.report.skipped(), 0u);
+}
+
+TEST(CorpusTest, HandlesCrlfBomAndBlankLines) {
+  const Corpus corpus = read("\xEF\xBB\xBFHi.\tHola.\r\n\r\n   \nBye.\tAdiós.\r\n");
+  ASSERT_EQ(corpus.pairs.size(), 2u);
+  EXPECT_EQ(corpus.pairs[0], (SentencePair{"Hi.", "Hola."}));
+  EXPECT_EQ(corpus.pairs[1], (SentencePair{"Bye.", "Adiós."}));
+  EXPECT_EQ(corpus.report.blank, 2u);
+  EXPECT_EQ(corpus.report.lines, 4u);
+}
+
+TEST(CorpusTest, SkipsAndReportsMalformedLinesWithFileAndLine) {
+  const Corpus corpus = read("Hi.\tHola.\nonly one column\nbad\xff utf8\tx\na\tb\tc\td\te\n\tempty source\nOk.\tVale.\n");
+  ASSERT_EQ(corpus.pairs.size(), 2u);
+  EXPECT_EQ(corpus.report.bad_columns, 2u);
+  EXPECT_EQ(corpus.report.bad_utf8, 1u);
+  EXPECT_EQ(corpus.report.empty_side, 1u);
+  ASSERT_EQ(corpus.report.first_problems.size(), 4u);
+  EXPECT_EQ(corpus.report.first_problems[0], "pairs.tsv:2: expected 2, 3 or 4 tab-separated columns, got 1");
+  EXPECT_EQ(corpus.report.first_problems[1], "pairs.tsv:3: invalid UTF-8");
+  EXPECT_EQ(corpus.report.first_problems[2], "pairs.tsv:4: expected 2, 3 or 4 tab-separated columns, got 5");
+  EXPECT_EQ(corpus.report.first_problems[3], "pairs.tsv:5: empty source");
+}
+
+TEST(CorpusTest, ExplicitFormatRejectsTheOtherLayout) {
+  const Corpus tatoeba = read("1\tGo.\t2\tVe.\nHi.\tHola.\n", TsvFormat::kTatoeba);
+  EXPECT_EQ(tatoeba.pairs.size(), 1u);
+  EXPECT_EQ(tatoeba.report.bad_columns, 1u);
+  const Corpus anki = read("1\tGo.\t2\tVe.\nHi.\tHola.\n", TsvFormat::kAnki);
+  EXPECT_EQ(anki.pairs.size(), 1u);
+  EXPECT_EQ(anki.pairs[0].source, "Hi.");
+}
+
+TEST(CorpusTest, KeepsOnlyTheFirstFewProblems) {
+  std::string content;
+  for (int i = 0; i < 20; ++i) content += "broken\n";
+  const Corpus corpus = read(content + "a\tb\n");
+  EXPECT_EQ(corpus.report.bad_columns, 20u);
+  EXPECT_EQ(corpus.report.first_problems.size(), ReadReport::kMaxReportedProblems);
+}
+
+TEST(CorpusTest, FileErrorsAreClear) {
+  testing::ScratchDir dir;
+  try {
+    read_tsv_file(dir.file("missing.tsv"), TsvFormat::kAuto);
+    FAIL();
+  } catch (const DataError& error) {
+    EXPECT_NE(std::string(error.what()).find("missing.tsv: no such file"), std::string::npos);
+  }
+  EXPECT_THROW(read_tsv_file(dir.write("empty.tsv", ""), TsvFormat::kAuto), DataError);
+  EXPECT_THROW(read_tsv_file(dir.write("blank.tsv", "\n \n"), TsvFormat::kAuto), DataError);
+  try {
+    read_tsv_file(dir.write("junk.tsv", "no tabs here\nnor here\n"), TsvFormat::kAuto);
+    FAIL();
+  } catch (const DataError& error) {
+    EXPECT_NE(std::string(error.what()).find("no usable sentence pair in 2 lines"), std::string::npos);
+  }
+  EXPECT_THROW(read_tsv_file(dir.path(), TsvFormat::kAuto), DataError);
+  EXPECT_EQ(read_tsv_file(dir.write("ok.tsv", "a\tb"), TsvFormat::kAuto).pairs.size(), 1u);
+}
+
+// Fuzz-style: random bytes (biased towards tabs, newlines and UTF-8 lead bytes) never crash the
+// reader, every pair it returns is valid UTF-8 with both sides non-empty, and the counts add up.
+TEST(CorpusTest, RandomBytesNeverCrashAndCountsAddUp) {
+  std::mt19937 random(1234);
+  const std::string alphabet = "ab \t\t\n\r\xEF\xBB\xBF\xC3\xA9\xFF\xE2\x82";
+  for (int round = 0; round < 2000; ++round) {
+    std::string content;
+    const int length = static_cast<int>(random() % 300);
+    for (int i = 0; i < length; ++i) {
+      content.push_back(random() % 4 == 0 ? static_cast<char>(random() % 256) : alphabet[random() % alphabet.size()]);
+    }
+    const Corpus corpus = read(content);
+    const ReadReport& report = corpus.report;
+    EXPECT_EQ(report.lines, report.blank + report.skipped() + report.pairs);
+    for (const SentencePair& pair : corpus.pairs) {
+      EXPECT_FALSE(pair.source.empty());
+      EXPECT_FALSE(pair.target.empty());
+      EXPECT_EQ(pair.source.find('\t'), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nmt::data
