@@ -12,9 +12,9 @@ function(nmt_add_library name)
 endfunction()
 
 # Parsing torch/torch.h costs 15-20 s per translation unit on a 2-core machine; every target that
-# compiles against Torch shares one precompiled header instead (nmt_torch_pch).
+# compiles against Torch shares one precompiled header instead (nmt_torch_core).
 function(nmt_use_torch_pch target)
-  if(TARGET nmt_torch_pch AND NOT target STREQUAL nmt_torch_pch)
-    target_precompile_headers(${target} REUSE_FROM nmt_torch_pch)
+  if(TARGET nmt_torch_core AND NOT target STREQUAL nmt_torch_core)
+    target_precompile_headers(${target} REUSE_FROM nmt_torch_core)
   endif()
 endfunction()

@@ -31,8 +31,7 @@ const Choices<train::Schedule> kSchedules = {{"constant", train::Schedule::kCons
                                              {"inverse_sqrt", train::Schedule::kInverseSqrt}};
 const Choices<train::Precision> kPrecisions = {{"auto", train::Precision::kAuto},
                                                {"fp32", train::Precision::kFp32},
-                                               {"bf16", train::Precision::kBf16},
-                                               {"fp16", train::Precision::kFp16}};
+                                               {"bf16", train::Precision::kBf16}};
 const Choices<decode::Strategy> kStrategies = {{"greedy", decode::Strategy::kGreedy},
                                                {"sample", decode::Strategy::kSample},
                                                {"beam", decode::Strategy::kBeam}};

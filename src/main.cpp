@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   nmt::cli::setup_logging(global);
   try {
     for (const auto& [subcommand, run] : commands) {
-      if (subcommand->parsed()) run();
+      if (subcommand->parsed()) return run();
     }
   } catch (const nmt::ConfigError& error) {
     std::cerr << "nmt: error: " << error.what() << '\n';

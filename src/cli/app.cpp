@@ -19,7 +19,7 @@ void setup_logging(const GlobalOptions& options) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_prepare(app)};
+  return {add_prepare(app), add_train(app)};
 }
 
 }  // namespace nmt::cli

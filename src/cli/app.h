@@ -17,7 +17,8 @@ struct GlobalOptions {
   bool is_verbose = false;  // debug records too
 };
 
-using Command = std::pair<CLI::App*, std::function<void()>>;
+// A subcommand and the function that runs it, returning the exit status.
+using Command = std::pair<CLI::App*, std::function<int()>>;
 
 void add_global_options(CLI::App& app, GlobalOptions& options);
 // Configures spdlog's default logger (stderr, level from the global options).
@@ -27,5 +28,6 @@ void setup_logging(const GlobalOptions& options);
 std::vector<Command> add_commands(CLI::App& app);
 
 Command add_prepare(CLI::App& app);
+Command add_train(CLI::App& app);
 
 }  // namespace nmt::cli

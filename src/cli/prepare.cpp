@@ -41,6 +41,7 @@ Command add_prepare(CLI::App& app) {
                                         ? "runs/" + std::filesystem::path(args->config_path).stem().string() + "-data"
                                         : args->out_dir;
             prepare_data(config, out);
+            return 0;
           }};
 }
 

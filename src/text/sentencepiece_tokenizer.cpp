@@ -1,29 +1,14 @@
 #include "nmt/text/sentencepiece_tokenizer.h"
 
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
-
 #include <unordered_map>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/text/vocab.h"
+#include "text/sentencepiece_loader.h"
 
 namespace nmt::text {
 namespace {
-
-class VectorIterator final : public sentencepiece::SentenceIterator {
- public:
-  explicit VectorIterator(const std::vector<std::string>& sentences) : sentences_(sentences) {}
-  bool done() const override { return index_ >= sentences_.size(); }
-  void Next() override { ++index_; }
-  const std::string& value() const override { return sentences_[index_]; }
-  sentencepiece::util::Status status() const override { return {}; }
-
- private:
-  const std::vector<std::string>& sentences_;
-  std::size_t index_ = 0;
-};
 
 std::unordered_map<std::string, std::string> trainer_arguments(const TextOptions& options) {
   return {
@@ -52,39 +37,29 @@ std::unordered_map<std::string, std::string> trainer_arguments(const TextOptions
 
 }  // namespace
 
-SentencePieceTokenizer::SentencePieceTokenizer(
-    std::unique_ptr<sentencepiece::SentencePieceProcessor> processor, std::string serialized)
-    : processor_(std::move(processor)), serialized_(std::move(serialized)) {}
-
-SentencePieceTokenizer::SentencePieceTokenizer(SentencePieceTokenizer&&) noexcept = default;
-SentencePieceTokenizer& SentencePieceTokenizer::operator=(SentencePieceTokenizer&&) noexcept = default;
-SentencePieceTokenizer::~SentencePieceTokenizer() = default;
+SentencePieceTokenizer::SentencePieceTokenizer(std::shared_ptr<SentencePieceBackend> backend, std::string serialized)
+    : backend_(std::move(backend)), serialized_(std::move(serialized)) {}
 
 SentencePieceTokenizer SentencePieceTokenizer::train(const std::vector<std::string>& sentences,
                                                      const TextOptions& options,
                                                      uint64_t seed) {
   if (sentences.empty()) throw DataError("sentencepiece", "no training sentences");
-  sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned int>(seed));
-  VectorIterator iterator(sentences);
   std::string serialized;
-  const auto status =
-      sentencepiece::SentencePieceTrainer::Train(trainer_arguments(options), &iterator, &serialized);
-  if (!status.ok()) {
-    throw DataError("sentencepiece", "training failed: " + std::string(status.ToString()));
-  }
+  const std::string error = make_sentencepiece_backend()->train(sentences, trainer_arguments(options),
+                                                                static_cast<unsigned int>(seed), serialized);
+  if (!error.empty()) throw DataError("sentencepiece", "training failed: " + error);
   return from_serialized(serialized, "sentencepiece");
 }
 
 SentencePieceTokenizer SentencePieceTokenizer::from_serialized(const std::string& bytes,
                                                                const std::string& name) {
-  auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  const auto status = processor->LoadFromSerializedProto(bytes);
-  if (!status.ok()) throw DataError(name, "not a SentencePiece model: " + std::string(status.ToString()));
-  if (processor->pad_id() != kPadId || processor->bos_id() != kSosId || processor->eos_id() != kEosId ||
-      processor->unk_id() != kUnkId) {
+  auto backend = make_sentencepiece_backend();
+  const std::string error = backend->load(bytes);
+  if (!error.empty()) throw DataError(name, "not a SentencePiece model: " + error);
+  if (backend->special_ids() != std::vector<int>{kPadId, kSosId, kEosId, kUnkId}) {
     throw DataError(name, "expected special ids <PAD>=0 <SOS>=1 <EOS>=2 <UNK>=3");
   }
-  return SentencePieceTokenizer(std::move(processor), bytes);
+  return SentencePieceTokenizer(std::move(backend), bytes);
 }
 
 SentencePieceTokenizer SentencePieceTokenizer::load(const std::string& path) {
@@ -92,8 +67,7 @@ SentencePieceTokenizer SentencePieceTokenizer::load(const std::string& path) {
 }
 
 std::vector<int64_t> SentencePieceTokenizer::encode(std::string_view cleaned) const {
-  std::vector<int> ids;
-  processor_->Encode(std::string(cleaned), &ids).IgnoreError();
+  const std::vector<int> ids = backend_->encode(std::string(cleaned));
   return {ids.begin(), ids.end()};
 }
 
@@ -104,21 +78,17 @@ std::string SentencePieceTokenizer::decode(const std::vector<int64_t>& ids) cons
     if (id == kPadId || id == kSosId || id == kEosId || id < 0 || id >= size()) continue;
     kept.push_back(static_cast<int>(id));
   }
-  std::string text;
-  processor_->Decode(kept, &text).IgnoreError();
-  return text;
+  return backend_->decode(kept);
 }
 
 std::vector<std::string> SentencePieceTokenizer::pieces(const std::vector<int64_t>& ids) const {
   std::vector<std::string> out;
   out.reserve(ids.size());
-  for (const int64_t id : ids) {
-    out.push_back(id >= 0 && id < size() ? processor_->IdToPiece(static_cast<int>(id)) : "<?>");
-  }
+  for (const int64_t id : ids) out.push_back(id >= 0 && id < size() ? backend_->piece(static_cast<int>(id)) : "<?>");
   return out;
 }
 
-int64_t SentencePieceTokenizer::size() const { return processor_->GetPieceSize(); }
+int64_t SentencePieceTokenizer::size() const { return backend_->size(); }
 
 std::vector<std::string> SentencePieceTokenizer::save(const std::string& dir, const std::string& stem) const {
   const std::string path = dir + "/" + stem + ".model";

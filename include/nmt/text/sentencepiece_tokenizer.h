@@ -1,18 +1,17 @@
 // Subword tokenizer backed by the SentencePiece library. Models are trained in memory on the
 // cleaned training sentences with ids 0-3 = <PAD> <SOS> <EOS> <UNK>, and saved as standard
-// `.model` files that Python's `sentencepiece` package loads. Torch-free; throws DataError on a
-// model that cannot be trained or read; never logs.
+// `.model` files that Python's `sentencepiece` package loads. The library is reached through a
+// separately loaded module (src/text/sentencepiece_backend.h says why). Torch-free; throws
+// DataError on a model that cannot be trained or read; never logs.
 #pragma once
 
 #include <memory>
 
 #include "nmt/text/tokenizer.h"
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
-
 namespace nmt::text {
+
+class SentencePieceBackend;
 
 class SentencePieceTokenizer final : public Tokenizer {
  public:
@@ -26,10 +25,6 @@ class SentencePieceTokenizer final : public Tokenizer {
   // From the bytes of a serialized model; `name` is used in error messages.
   static SentencePieceTokenizer from_serialized(const std::string& bytes, const std::string& name);
 
-  SentencePieceTokenizer(SentencePieceTokenizer&&) noexcept;
-  SentencePieceTokenizer& operator=(SentencePieceTokenizer&&) noexcept;
-  ~SentencePieceTokenizer() override;
-
   std::vector<int64_t> encode(std::string_view cleaned) const override;
   std::string decode(const std::vector<int64_t>& ids) const override;
   std::string render(const std::vector<int64_t>& ids) const override { return decode(ids); }
@@ -41,10 +36,9 @@ class SentencePieceTokenizer final : public Tokenizer {
   const std::string& serialized() const { return serialized_; }
 
  private:
-  SentencePieceTokenizer(std::unique_ptr<sentencepiece::SentencePieceProcessor> processor,
-                         std::string serialized);
+  SentencePieceTokenizer(std::shared_ptr<SentencePieceBackend> backend, std::string serialized);
 
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
+  std::shared_ptr<SentencePieceBackend> backend_;
   std::string serialized_;
 };
 

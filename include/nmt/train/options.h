@@ -14,7 +14,8 @@ enum class Schedule {
 };
 
 // Arithmetic used for the forward and backward passes on CUDA; CPU always trains in fp32.
-enum class Precision { kAuto, kFp32, kBf16, kFp16 };
+// (fp16 would need loss scaling; bf16 has fp32's range and does not.)
+enum class Precision { kAuto, kFp32, kBf16 };
 
 struct TrainOptions {
   int64_t batch_size = 128;       // sentences per batch (when max_tokens is 0)

@@ -1,0 +1,56 @@
+// Encoded sentence pairs collated into padded tensors, and the order batches come in.
+//
+// A batch plan is a list of batches, each a list of pair indices; it depends only on the pairs'
+// lengths, the options and (seed, epoch), so a resumed run sees the same batches in the same order.
+//  - max_tokens == 0: the notebook's batching, the pairs shuffled and cut every batch_size.
+//  - max_tokens  > 0: length bucketing (fairseq --max-tokens, Marian --mini-batch-words): pairs
+//    sorted by length (ties broken randomly), cut so that rows * longest target <= max_tokens, and
+//    the batches shuffled.
+// Tensors are int64 on the CPU: source [B, S], target_in (<SOS> y) and target_out (y <EOS>) [B, T],
+// padded with <PAD>. Throws ConfigError for invalid options; never logs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "nmt/data/corpus.h"
+#include "nmt/text/tokenizer.h"
+
+namespace nmt::data {
+
+// Token ids of one pair; target without <SOS>/<EOS>.
+struct EncodedPair {
+  std::vector<int64_t> source;
+  std::vector<int64_t> target;
+};
+
+// Encodes cleaned pairs with the run's tokenizers.
+std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs, const text::TokenizerPair& tokenizers);
+
+struct BatchingOptions {
+  int64_t batch_size = 128;  // sentences per batch when max_tokens is 0
+  int64_t max_tokens = 0;    // >0: padded target tokens per batch, with length bucketing
+  uint64_t seed = 23;        // shuffling seed (combined with the epoch)
+  bool shuffle = true;       // false: pairs in order (validation)
+};
+
+struct Batch {
+  at::Tensor source;      // [B, S]
+  at::Tensor target_in;   // [B, T]
+  at::Tensor target_out;  // [B, T]
+  int64_t source_tokens = 0;  // real (non-pad) source tokens
+  int64_t target_tokens = 0;  // real target tokens predicted (y and <EOS>)
+  int64_t padded_target_tokens = 0;  // B * T
+};
+
+using BatchPlan = std::vector<std::vector<std::size_t>>;
+
+// The batches of an epoch (0-based).
+BatchPlan plan_batches(const std::vector<EncodedPair>& pairs, const BatchingOptions& options, int64_t epoch);
+
+// Pads and stacks the given pairs.
+Batch collate(const std::vector<EncodedPair>& pairs, const std::vector<std::size_t>& indices);
+
+}  // namespace nmt::data

@@ -1,0 +1,22 @@
+// Where tensors live and how many CPU threads LibTorch uses. `cli` calls these once per command.
+// Throws ConfigError for a device that does not exist; never logs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <c10/core/Device.h>
+
+namespace nmt {
+
+// "cpu", "cuda", "cuda:N" or "auto" (the first CUDA device when one is usable, else the CPU).
+c10::Device resolve_device(const std::string& name);
+
+// Sets LibTorch's intra-op (and OpenMP/BLAS) threads; 0 means one per hardware thread. Returns
+// the number set.
+int64_t set_threads(int64_t threads);
+
+// "cpu (2 threads)" or "cuda:0 (NVIDIA H100 80GB HBM3)".
+std::string describe_device(const c10::Device& device);
+
+}  // namespace nmt

@@ -1,0 +1,102 @@
+// The training loop: epochs over length-planned batches, label-smoothed cross-entropy, Adam with a
+// learning-rate schedule and optional gradient clipping, validation loss after every epoch,
+// checkpoint.pt (latest, full state) and best.pt (best validation loss) written atomically,
+// early stopping, exact resume, Ctrl-C handling through a stop flag, and a stop with a clear
+// message when the loss stops being finite (the last good checkpoint is kept).
+//
+// Logs through spdlog (a progress line on a terminal, plain records otherwise) and appends every
+// record to RUN/metrics.jsonl. On CUDA the forward pass can run under bf16 autocast.
+// Throws CheckpointError when a checkpoint cannot be written or read.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+
+#include "nmt/data/batcher.h"
+#include "nmt/model/transformer.h"
+#include "nmt/train/adam.h"
+#include "nmt/train/checkpoint.h"
+#include "nmt/train/loss.h"
+#include "nmt/train/metrics.h"
+#include "nmt/train/options.h"
+
+namespace nmt::train {
+
+struct TrainerSetup {
+  TrainOptions options;
+  std::string run_dir;      // checkpoints and metrics.jsonl go here
+  std::string config_json;  // the resolved configuration, stored in every checkpoint
+  c10::Device device{c10::kCPU};
+  bool is_terminal = false;  // draw a status line instead of log lines
+};
+
+enum class StopReason { kFinished, kEarlyStopped, kInterrupted, kDiverged };
+
+struct TrainResult {
+  StopReason reason = StopReason::kFinished;
+  TrainingProgress progress;
+  std::string message;  // one sentence for the user
+};
+
+struct ValidationResult {
+  double loss = 0.0;  // label-smoothed cross-entropy per target token (the training criterion)
+  double nll = 0.0;   // plain negative log-likelihood per target token; perplexity = exp(nll)
+  int64_t tokens = 0;
+};
+
+// Seconds per phase of one step (measured only when asked: it synchronises CUDA).
+struct StepTimes {
+  double data = 0.0;       // moving the batch to the device
+  double forward = 0.0;    // model and loss
+  double backward = 0.0;   // gradients
+  double optimizer = 0.0;  // clipping and Adam
+};
+
+struct StepResult {
+  LossSum loss;  // sum over the batch's target tokens, and their count (device tensors)
+  StepTimes times;
+};
+
+class Trainer {
+ public:
+  // model must already be on setup.device.
+  Trainer(model::Transformer model, TrainerSetup setup, std::vector<data::EncodedPair> train,
+          std::vector<data::EncodedPair> valid);
+
+  // Restores model, optimiser, progress and random generators from a full checkpoint.
+  void resume(const std::string& checkpoint_path);
+
+  // Trains until the configured epochs are done, early stopping triggers, the loss diverges or
+  // stop_requested becomes true (then checkpoint.pt is saved at the current batch).
+  TrainResult run(const std::atomic<bool>& stop_requested);
+
+  // One optimiser update on a CPU batch. With measure_phases the phases are timed.
+  StepResult train_step(const data::Batch& batch, bool measure_phases = false);
+  // Loss of the validation pairs (model in eval mode, no gradients).
+  ValidationResult validate();
+  // The batches of an epoch (0-based).
+  data::BatchPlan epoch_plan(int64_t epoch) const;
+
+  const std::vector<data::EncodedPair>& train_pairs() const { return train_; }
+  const TrainingProgress& progress() const { return progress_; }
+  model::Transformer& model() { return model_; }
+
+ private:
+  bool uses_bf16() const;
+  void save(const std::string& name, bool with_optimizer);
+  void finish_epoch(MetricsLog& metrics, double train_loss, TrainResult& result);
+  void write_average(MetricsLog& metrics);
+
+  model::Transformer model_;
+  TrainerSetup setup_;
+  std::vector<data::EncodedPair> train_;
+  std::vector<data::EncodedPair> valid_;
+  std::vector<at::Tensor> parameters_;
+  Adam optimizer_;
+  TrainingProgress progress_;
+};
+
+}  // namespace nmt::train

@@ -1,0 +1,39 @@
+#include "nmt/device.h"
+
+#include <thread>
+
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
+#include "nmt/error.h"
+
+namespace nmt {
+
+c10::Device resolve_device(const std::string& name) {
+  const bool has_cuda = torch::cuda::is_available();
+  if (name == "auto") return has_cuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  if (name == "cpu") return c10::Device(c10::kCPU);
+  if (name.rfind("cuda", 0) == 0) {
+    if (!has_cuda) throw ConfigError("train.device: \"" + name + "\" asked for, but no CUDA device is usable here");
+    const c10::Device device(name);
+    if (device.index() >= static_cast<int64_t>(torch::cuda::device_count())) {
+      throw ConfigError("train.device: \"" + name + "\" asked for, but only " +
+                        std::to_string(torch::cuda::device_count()) + " CUDA devices exist");
+    }
+    return device.has_index() ? device : c10::Device(c10::kCUDA, 0);
+  }
+  throw ConfigError("train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + name + "\"");
+}
+
+int64_t set_threads(int64_t threads) {
+  const int64_t count = threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  at::set_num_threads(static_cast<int>(count));
+  return count;
+}
+
+std::string describe_device(const c10::Device& device) {
+  if (device.is_cpu()) return "cpu (" + std::to_string(at::get_num_threads()) + " threads)";
+  return device.str();
+}
+
+}  // namespace nmt

@@ -1,0 +1,218 @@
+#include "nmt/model/transformer.h"
+
+#include <cmath>
+
+#include <ATen/ATen.h>
+#include <torch/nn/init.h>
+
+#include "nmt/text/vocab.h"
+
+namespace nmt::model {
+namespace {
+
+torch::nn::LayerNorm layer_norm(int64_t d_model) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model}));
+}
+
+torch::nn::Embedding embedding(int64_t vocab, const TransformerOptions& options) {
+  torch::nn::Embedding table(torch::nn::EmbeddingOptions(vocab, options.d_model).padding_idx(text::kPadId));
+  if (options.tie_embeddings) {
+    // A matrix shared with the output layer starts at N(0, 1/D) so that initial logits are O(1)
+    // (Press & Wolf 2017); scale_embeddings then restores unit variance at the input.
+    torch::NoGradGuard no_grad;
+    table->weight.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(options.d_model)));
+    table->weight[text::kPadId].zero_();
+  }
+  return table;
+}
+
+}  // namespace
+
+torch::Tensor sinusoidal_positions(int64_t first, int64_t count, int64_t d_model, const torch::Device& device) {
+  const auto float_options = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  const torch::Tensor positions = torch::arange(first, first + count, float_options).unsqueeze(1);
+  // The notebook's div = 10000^(2i / D); even columns sin(pos / div), odd columns cos(pos / div).
+  const torch::Tensor div = torch::pow(10000.0, torch::arange(0, d_model, 2, float_options) / d_model);
+  const torch::Tensor angles = positions / div;
+  return torch::stack({angles.sin(), angles.cos()}, -1).view({count, d_model});
+}
+
+FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden)
+    : expand_(register_module("expand", torch::nn::Linear(d_model, hidden))),
+      contract_(register_module("contract", torch::nn::Linear(hidden, d_model))) {}
+
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return contract_(torch::relu(expand_(x))); }
+
+EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
+    : is_pre_norm_(options.norm == NormPosition::kPre),
+      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, true))),
+      feed_forward_(register_module("feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
+      norm1_(register_module("norm1", layer_norm(options.d_model))),
+      norm2_(register_module("norm2", layer_norm(options.d_model))),
+      dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
+
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, AttentionMaps* maps) {
+  const bool need_weights = maps != nullptr;
+  torch::Tensor h = x;
+  if (is_pre_norm_) {
+    auto attention = self_attention_->self_attend(norm1_(h), mask, need_weights);
+    if (maps) maps->encoder_self.push_back(attention.weights);
+    h = h + dropout_(attention.output);
+    return h + dropout_(feed_forward_(norm2_(h)));
+  }
+  auto attention = self_attention_->self_attend(h, mask, need_weights);
+  if (maps) maps->encoder_self.push_back(attention.weights);
+  h = norm1_(dropout_(attention.output) + h);
+  return norm2_(dropout_(feed_forward_(h)) + h);
+}
+
+DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
+    : is_pre_norm_(options.norm == NormPosition::kPre),
+      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, true))),
+      cross_attention_(register_module("cross_attention", MultiHeadAttention(options.d_model, options.heads, false))),
+      feed_forward_(register_module("feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
+      norm1_(register_module("norm1", layer_norm(options.d_model))),
+      norm2_(register_module("norm2", layer_norm(options.d_model))),
+      norm3_(register_module("norm3", layer_norm(options.d_model))),
+      dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
+
+template <class Sublayer>
+torch::Tensor DecoderLayerImpl::residual(const torch::Tensor& x, torch::nn::LayerNorm& norm, Sublayer&& sublayer) {
+  if (is_pre_norm_) return x + dropout_(sublayer(norm(x)));
+  return norm(dropout_(sublayer(x)) + x);
+}
+
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
+                                        const torch::Tensor& self_mask, const torch::Tensor& memory_mask,
+                                        AttentionMaps* maps) {
+  const bool need_weights = maps != nullptr;
+  torch::Tensor h = residual(x, norm1_, [&](const torch::Tensor& in) {
+    auto attention = self_attention_->self_attend(in, self_mask, need_weights);
+    if (maps) maps->decoder_self.push_back(attention.weights);
+    return attention.output;
+  });
+  h = residual(h, norm2_, [&](const torch::Tensor& in) {
+    auto attention = cross_attention_->cross_attend(in, memory, memory_mask, need_weights);
+    if (maps) maps->cross.push_back(attention.weights);
+    return attention.output;
+  });
+  return residual(h, norm3_, [&](const torch::Tensor& in) { return feed_forward_(in); });
+}
+
+torch::Tensor DecoderLayerImpl::step(const torch::Tensor& x, LayerCache& cache, const torch::Tensor& memory_mask,
+                                     AttentionMaps* maps) {
+  const bool need_weights = maps != nullptr;
+  torch::Tensor h = residual(x, norm1_, [&](const torch::Tensor& in) {
+    auto attention = self_attention_->self_attend_step(in, cache.self, need_weights);
+    if (maps) maps->decoder_self.push_back(attention.weights);
+    return attention.output;
+  });
+  h = residual(h, norm2_, [&](const torch::Tensor& in) {
+    auto attention = cross_attention_->cross_attend_step(in, cache.memory, memory_mask, need_weights);
+    if (maps) maps->cross.push_back(attention.weights);
+    return attention.output;
+  });
+  return residual(h, norm3_, [&](const torch::Tensor& in) { return feed_forward_(in); });
+}
+
+KeyValue DecoderLayerImpl::project_memory(const torch::Tensor& memory) {
+  return cross_attention_->project_memory(memory);
+}
+
+TransformerImpl::TransformerImpl(const TransformerOptions& options, int64_t source_vocab, int64_t target_vocab)
+    : options_(options), source_vocab_(source_vocab), target_vocab_(target_vocab) {
+  options_.validate();
+  TORCH_CHECK(!options.share_embeddings || source_vocab == target_vocab,
+              "shared embeddings need one vocabulary, got ", source_vocab, " and ", target_vocab);
+  source_embedding_ = register_module("source_embedding", embedding(source_vocab, options));
+  target_embedding_ = options.share_embeddings
+                          ? source_embedding_
+                          : register_module("target_embedding", embedding(target_vocab, options));
+  dropout_ = register_module("dropout", torch::nn::Dropout(options.dropout));
+  for (int64_t i = 0; i < options.layers; ++i) {
+    encoder_->push_back(EncoderLayer(options));
+    decoder_->push_back(DecoderLayer(options));
+  }
+  register_module("encoder", encoder_);
+  register_module("decoder", decoder_);
+  if (options.norm == NormPosition::kPre) {
+    encoder_norm_ = register_module("encoder_norm", layer_norm(options.d_model));
+    decoder_norm_ = register_module("decoder_norm", layer_norm(options.d_model));
+  }
+  if (options.tie_embeddings) {
+    output_bias_ = register_parameter("output_bias", torch::zeros({target_vocab}));
+  } else {
+    output_ = register_module("output", torch::nn::Linear(options.d_model, target_vocab));
+  }
+}
+
+torch::Tensor TransformerImpl::embed(torch::nn::Embedding& table, const torch::Tensor& ids,
+                                     int64_t first_position) {
+  const int64_t length = ids.size(1);
+  if (!positions_.defined() || positions_.device() != ids.device() || positions_.size(0) < first_position + length) {
+    const int64_t capacity = std::max<int64_t>(256, 2 * (first_position + length));
+    positions_ = sinusoidal_positions(0, capacity, options_.d_model, ids.device());
+  }
+  torch::Tensor x = table(ids);
+  if (options_.scale_embeddings) x = x * std::sqrt(static_cast<double>(options_.d_model));
+  return dropout_(x + positions_.narrow(0, first_position, length));
+}
+
+torch::Tensor TransformerImpl::encode(const torch::Tensor& source, AttentionMaps* maps) {
+  TORCH_CHECK(source.dim() == 2, "source ids must be [B, S], got ", source.sizes());
+  const torch::Tensor mask = padding_mask(source);
+  torch::Tensor x = embed(source_embedding_, source, 0);
+  for (const auto& layer : *encoder_) x = layer->as<EncoderLayer>()->forward(x, mask, maps);
+  return encoder_norm_ ? encoder_norm_(x) : x;
+}
+
+torch::Tensor TransformerImpl::decode(const torch::Tensor& target, const torch::Tensor& memory,
+                                      const torch::Tensor& source_mask, AttentionMaps* maps) {
+  TORCH_CHECK(target.dim() == 2, "target ids must be [B, T], got ", target.sizes());
+  const torch::Tensor self_mask = padding_mask(target) & causal_mask(target.size(1), target.device());
+  torch::Tensor x = embed(target_embedding_, target, 0);
+  for (const auto& layer : *decoder_) x = layer->as<DecoderLayer>()->forward(x, memory, self_mask, source_mask, maps);
+  return decoder_norm_ ? decoder_norm_(x) : x;
+}
+
+torch::Tensor TransformerImpl::project(const torch::Tensor& hidden) {
+  if (options_.tie_embeddings) return torch::linear(hidden, target_embedding_->weight, output_bias_);
+  return output_(hidden);
+}
+
+torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch::Tensor& target) {
+  const torch::Tensor memory = encode(source);
+  return project(decode(target, memory, padding_mask(source)));
+}
+
+DecoderState TransformerImpl::start(const torch::Tensor& memory, const torch::Tensor& source_mask) {
+  DecoderState state;
+  state.memory_mask = source_mask;
+  for (const auto& layer : *decoder_) {
+    state.layers.push_back({KeyValue{}, layer->as<DecoderLayer>()->project_memory(memory)});
+  }
+  return state;
+}
+
+torch::Tensor TransformerImpl::step(const torch::Tensor& last_ids, DecoderState& state, AttentionMaps* maps) {
+  torch::Tensor x = embed(target_embedding_, last_ids.view({-1, 1}), state.position);
+  for (std::size_t i = 0; i < decoder_->size(); ++i) {
+    x = decoder_[i]->as<DecoderLayer>()->step(x, state.layers[i], state.memory_mask, maps);
+  }
+  ++state.position;
+  if (decoder_norm_) x = decoder_norm_(x);
+  return project(x.squeeze(1));
+}
+
+void TransformerImpl::keep_rows(DecoderState& state, const torch::Tensor& rows) {
+  state.memory_mask = state.memory_mask.index_select(0, rows);
+  for (LayerCache& layer : state.layers) {
+    for (KeyValue* kv : {&layer.self, &layer.memory}) {
+      if (!kv->keys.defined()) continue;
+      kv->keys = kv->keys.index_select(0, rows);
+      kv->values = kv->values.index_select(0, rows);
+    }
+  }
+}
+
+}  // namespace nmt::model

@@ -1,0 +1,39 @@
+// The SentencePiece library behind an interface that crosses a dlopen boundary.
+//
+// Why: Debian's libsentencepiece.so carries its own copy of protobuf-lite and exports its symbols,
+// and Debian's LibTorch links the system libprotobuf.so. Loaded into one global symbol scope, the
+// two copies interpose each other and the process crashes before main(). The SentencePiece code
+// therefore lives in a separate module (libnmt_sentencepiece.so) that nmt loads with
+// RTLD_LOCAL | RTLD_DEEPBIND, so each copy of protobuf only ever sees itself. Calls go through
+// this class's vtable; both sides share the C++ standard library, so std types cross safely.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nmt::text {
+
+class SentencePieceBackend {
+ public:
+  virtual ~SentencePieceBackend() = default;
+
+  // Trains a model on sentences with SentencePiece trainer arguments; returns "" on success and
+  // the serialized model in model, else the library's error.
+  virtual std::string train(const std::vector<std::string>& sentences,
+                            const std::unordered_map<std::string, std::string>& arguments, unsigned int seed,
+                            std::string& model) = 0;
+  // Loads a serialized model; returns "" or the library's error.
+  virtual std::string load(const std::string& serialized) = 0;
+  virtual std::vector<int> encode(const std::string& text) const = 0;
+  virtual std::string decode(const std::vector<int>& ids) const = 0;
+  virtual std::string piece(int id) const = 0;
+  virtual int size() const = 0;
+  // <PAD>, <SOS>, <EOS>, <UNK> ids of the loaded model.
+  virtual std::vector<int> special_ids() const = 0;
+};
+
+}  // namespace nmt::text
+
+// Exported by libnmt_sentencepiece.so: a new backend, owned by the caller.
+extern "C" nmt::text::SentencePieceBackend* nmt_create_sentencepiece_backend();

@@ -1,0 +1,55 @@
+#include "torch_compat.h"
+
+#include <ATen/ATen.h>
+#include <ATen/autocast_mode.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <torch/version.h>
+
+namespace nmt::compat {
+
+bool has_fused_attention() { return TORCH_VERSION_MAJOR >= 2; }
+
+at::Tensor fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                           const at::Tensor& mask) {
+#if TORCH_VERSION_MAJOR >= 2
+  return at::scaled_dot_product_attention(query, key, value,
+                                         mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt);
+#else
+  (void)key;
+  (void)value;
+  (void)mask;
+  TORCH_CHECK(false, "fused attention needs LibTorch 2 or later, this is ", TORCH_VERSION, " for ",
+              query.sizes());
+#endif
+}
+
+bool set_cuda_autocast(bool enabled, c10::ScalarType dtype) {
+#if TORCH_VERSION_MAJOR >= 2 && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 4)
+  const bool previous = at::autocast::is_autocast_enabled(at::kCUDA);
+  at::autocast::set_autocast_enabled(at::kCUDA, enabled);
+  at::autocast::set_autocast_dtype(at::kCUDA, dtype);
+#else
+  const bool previous = at::autocast::is_enabled();
+  at::autocast::set_enabled(enabled);
+  at::autocast::set_autocast_gpu_dtype(dtype);
+#endif
+  if (!enabled) at::autocast::clear_cache();
+  return previous;
+}
+
+at::Tensor generator_state(const c10::Device& device) {
+  if (device.is_cuda()) {
+    return at::globalContext().defaultGenerator(device).get_state();
+  }
+  return at::detail::getDefaultCPUGenerator().get_state();
+}
+
+void set_generator_state(const c10::Device& device, const at::Tensor& state) {
+  at::Generator generator = device.is_cuda() ? at::globalContext().defaultGenerator(device)
+                                             : at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+}  // namespace nmt::compat

@@ -1,0 +1,26 @@
+// The places where LibTorch 1.13 (Debian) and 2.x (the CUDA wheel) differ, behind one interface
+// (STYLE.md rule 18). Nothing else in nmt tests TORCH_VERSION_MAJOR.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+namespace nmt::compat {
+
+// True when LibTorch provides a fused scaled_dot_product_attention (2.0 and later).
+bool has_fused_attention();
+
+// softmax(q k^T / sqrt(d) masked) v with LibTorch's fused kernel. q [B,H,T,Dh], k/v [B,H,S,Dh],
+// mask bool broadcastable to [B,H,T,S], true = may attend. Requires has_fused_attention().
+at::Tensor fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                           const at::Tensor& mask);
+
+// Turns autocast on or off for CUDA with the given low-precision type; returns the previous state.
+bool set_cuda_autocast(bool enabled, c10::ScalarType dtype);
+
+// State of the default random generator of a device (CPU or CUDA), as a byte tensor.
+at::Tensor generator_state(const c10::Device& device);
+void set_generator_state(const c10::Device& device, const at::Tensor& state);
+
+}  // namespace nmt::compat

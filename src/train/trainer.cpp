@@ -1,0 +1,340 @@
+#include "nmt/train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include <ATen/ATen.h>
+#include <spdlog/spdlog.h>
+#include <torch/cuda.h>
+#include <torch/nn/utils/clip_grad.h>
+
+#include "nmt/text/vocab.h"
+#include "nmt/train/progress.h"
+#include "nmt/train/schedule.h"
+#include "torch_compat.h"
+
+namespace nmt::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Forward pass of a batch: decoder states of the real target positions only, so that the
+// vocabulary projection never runs on padding. Returns (loss sum, tokens).
+LossSum batch_loss(model::Transformer& model, const at::Tensor& source, const at::Tensor& target_in,
+                   const at::Tensor& target_out, double smoothing) {
+  const at::Tensor memory = model->encode(source);
+  const at::Tensor hidden = model->decode(target_in, memory, model::padding_mask(source));
+  const at::Tensor rows = target_out.reshape({-1}).ne(text::kPadId).nonzero().squeeze(1);
+  const at::Tensor states = hidden.reshape({-1, hidden.size(-1)}).index_select(0, rows);
+  const at::Tensor targets = target_out.reshape({-1}).index_select(0, rows);
+  return label_smoothed_cross_entropy(model->project(states), targets, smoothing);
+}
+
+class AutocastScope {
+ public:
+  explicit AutocastScope(bool enabled) : enabled_(enabled) {
+    if (enabled_) compat::set_cuda_autocast(true, at::kBFloat16);
+  }
+  ~AutocastScope() {
+    if (enabled_) compat::set_cuda_autocast(false, at::kBFloat16);
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool enabled_;
+};
+
+const char* reason_name(StopReason reason) {
+  switch (reason) {
+    case StopReason::kFinished:
+      return "finished";
+    case StopReason::kEarlyStopped:
+      return "early_stopped";
+    case StopReason::kInterrupted:
+      return "interrupted";
+    case StopReason::kDiverged:
+      return "diverged";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Trainer::Trainer(model::Transformer model, TrainerSetup setup, std::vector<data::EncodedPair> train,
+                 std::vector<data::EncodedPair> valid)
+    : model_(std::move(model)),
+      setup_(std::move(setup)),
+      train_(std::move(train)),
+      valid_(std::move(valid)),
+      parameters_(model_->parameters()),
+      optimizer_(parameters_, AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2, setup_.options.adam_eps}) {}
+
+bool Trainer::uses_bf16() const {
+  return setup_.device.is_cuda() && setup_.options.precision != Precision::kFp32;
+}
+
+data::BatchPlan Trainer::epoch_plan(int64_t epoch) const {
+  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, setup_.options.seed, true};
+  return data::plan_batches(train_, batching, epoch);
+}
+
+void Trainer::resume(const std::string& checkpoint_path) {
+  progress_ = load_checkpoint(checkpoint_path, model_, &optimizer_, setup_.device, /*restore_rng=*/true);
+}
+
+StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
+  StepResult result;
+  const bool is_cuda = setup_.device.is_cuda();
+  auto mark = [&](double& slot, Clock::time_point& since) {
+    if (!measure_phases) return;
+    if (is_cuda) torch::cuda::synchronize();
+    const auto now = Clock::now();
+    slot = std::chrono::duration<double>(now - since).count();
+    since = now;
+  };
+  auto since = Clock::now();
+  const at::Tensor source = batch.source.to(setup_.device, /*non_blocking=*/true);
+  const at::Tensor target_in = batch.target_in.to(setup_.device, /*non_blocking=*/true);
+  const at::Tensor target_out = batch.target_out.to(setup_.device, /*non_blocking=*/true);
+  mark(result.times.data, since);
+
+  model_->train();
+  {
+    AutocastScope autocast(uses_bf16());
+    result.loss = batch_loss(model_, source, target_in, target_out, setup_.options.label_smoothing);
+  }
+  mark(result.times.forward, since);
+
+  (result.loss.sum / result.loss.tokens.clamp_min(1)).backward();
+  mark(result.times.backward, since);
+
+  if (setup_.options.clip_norm > 0.0) torch::nn::utils::clip_grad_norm_(parameters_, setup_.options.clip_norm);
+  optimizer_.step(learning_rate(setup_.options, optimizer_.steps() + 1));
+  optimizer_.zero_grad();
+  mark(result.times.optimizer, since);
+  result.loss.sum = result.loss.sum.detach();
+  return result;
+}
+
+ValidationResult Trainer::validate() {
+  ValidationResult result;
+  if (valid_.empty()) return result;
+  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0, false};
+  model_->eval();
+  torch::NoGradGuard no_grad;
+  at::Tensor loss = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(setup_.device));
+  at::Tensor nll = loss.clone();
+  for (const auto& indices : data::plan_batches(valid_, batching, 0)) {
+    const data::Batch batch = data::collate(valid_, indices);
+    AutocastScope autocast(uses_bf16());
+    const at::Tensor source = batch.source.to(setup_.device);
+    const at::Tensor memory = model_->encode(source);
+    const at::Tensor hidden = model_->decode(batch.target_in.to(setup_.device), memory, model::padding_mask(source));
+    const at::Tensor targets = batch.target_out.to(setup_.device).reshape({-1});
+    const at::Tensor logits = model_->project(hidden.reshape({-1, hidden.size(-1)}));
+    loss += label_smoothed_cross_entropy(logits, targets, setup_.options.label_smoothing).sum;
+    nll += label_smoothed_cross_entropy(logits, targets, 0.0).sum;
+    result.tokens += batch.target_tokens;
+  }
+  model_->train();
+  result.loss = loss.item<double>() / static_cast<double>(result.tokens);
+  result.nll = nll.item<double>() / static_cast<double>(result.tokens);
+  return result;
+}
+
+void Trainer::save(const std::string& name, bool with_optimizer) {
+  save_checkpoint(setup_.run_dir + "/" + name, model_, with_optimizer ? &optimizer_ : nullptr, progress_,
+                  setup_.config_json);
+}
+
+void Trainer::finish_epoch(MetricsLog& metrics, double train_loss, TrainResult& result) {
+  const auto start = Clock::now();
+  const ValidationResult valid = validate();
+  const bool has_valid = valid.tokens > 0;
+  const bool is_finite = std::isfinite(train_loss) && (!has_valid || std::isfinite(valid.loss));
+  if (!is_finite) {
+    result.reason = StopReason::kDiverged;
+    result.message = "the loss is no longer finite (train " + std::to_string(train_loss) +
+                     "); stopped without saving, the last good checkpoint is kept. Try a lower lr or clip_norm";
+    return;
+  }
+  const bool is_best = has_valid && valid.loss < progress_.best_valid_loss;
+  if (is_best) {
+    progress_.best_valid_loss = valid.loss;
+    progress_.epochs_without_improvement = 0;
+  } else if (has_valid) {
+    ++progress_.epochs_without_improvement;
+  }
+  ++progress_.epoch;
+  progress_.batch = 0;
+  if (is_best) save("best.pt", /*with_optimizer=*/false);
+  save("checkpoint.pt", /*with_optimizer=*/true);
+  if (setup_.options.average_last > 0) {
+    save("epoch-" + std::to_string(progress_.epoch) + ".pt", /*with_optimizer=*/false);
+    std::error_code ignored;
+    std::filesystem::remove(
+        setup_.run_dir + "/epoch-" + std::to_string(progress_.epoch - setup_.options.average_last) + ".pt", ignored);
+  }
+  nlohmann::json record = {{"event", "epoch"},      {"epoch", progress_.epoch},
+                           {"step", progress_.step}, {"train_loss", train_loss},
+                           {"lr", learning_rate(setup_.options, progress_.step)},
+                           {"train_seconds", progress_.train_seconds},
+                           {"target_tokens", progress_.target_tokens},
+                           {"is_best", is_best},
+                           {"validation_seconds", seconds_since(start)}};
+  if (has_valid) {
+    record["valid_loss"] = valid.loss;
+    record["valid_ppl"] = std::exp(valid.nll);
+  }
+  metrics.write(record);
+  if (has_valid) {
+    spdlog::info("epoch {}/{}: train loss {:.4f}, valid loss {:.4f} (ppl {:.2f}){}, {} steps, {}",
+                 progress_.epoch, setup_.options.epochs, train_loss, valid.loss, std::exp(valid.nll),
+                 is_best ? ", best so far" : "", progress_.step, format_duration(progress_.train_seconds));
+  } else {
+    spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch, setup_.options.epochs, train_loss,
+                 progress_.step);
+  }
+  if (setup_.options.early_stopping > 0 && progress_.epochs_without_improvement >= setup_.options.early_stopping) {
+    result.reason = StopReason::kEarlyStopped;
+    result.message = "no better validation loss for " + std::to_string(progress_.epochs_without_improvement) +
+                     " epochs: stopped early";
+  }
+}
+
+void Trainer::write_average(MetricsLog& metrics) {
+  std::vector<std::string> paths;
+  for (int64_t epoch = std::max<int64_t>(1, progress_.epoch - setup_.options.average_last + 1); epoch <= progress_.epoch;
+       ++epoch) {
+    const std::string path = setup_.run_dir + "/epoch-" + std::to_string(epoch) + ".pt";
+    if (std::filesystem::exists(path)) paths.push_back(path);
+  }
+  if (paths.size() < 2) return;
+  load_averaged_weights(paths, model_, setup_.device);
+  const ValidationResult valid = validate();
+  // Translation picks averaged.pt first, so it is kept only when it beats best.pt.
+  const bool is_better = valid.tokens == 0 || valid.loss < progress_.best_valid_loss;
+  metrics.write({{"event", "average"}, {"checkpoints", paths.size()}, {"valid_loss", valid.loss},
+                 {"valid_ppl", std::exp(valid.nll)}, {"kept", is_better}});
+  if (is_better) {
+    save("averaged.pt", /*with_optimizer=*/false);
+    spdlog::info("averaged.pt: mean of the last {} epochs, valid loss {:.4f} (ppl {:.2f}), better than best.pt",
+                 paths.size(), valid.loss, std::exp(valid.nll));
+  } else {
+    std::error_code ignored;
+    std::filesystem::remove(setup_.run_dir + "/averaged.pt", ignored);
+    spdlog::info("the mean of the last {} epochs has valid loss {:.4f}, not better than best.pt ({:.4f}): not kept",
+                 paths.size(), valid.loss, progress_.best_valid_loss);
+  }
+  // The run's latest checkpoint stays the trained model; the average is its own file.
+  load_checkpoint(setup_.run_dir + "/checkpoint.pt", model_, nullptr, setup_.device, /*restore_rng=*/false);
+}
+
+TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
+  MetricsLog metrics(setup_.run_dir + "/metrics.jsonl");
+  ProgressDisplay display(setup_.is_terminal);
+  TrainResult result;
+  const TrainOptions& options = setup_.options;
+  const bool reads_loss_every_step = setup_.device.is_cpu();  // free on the CPU: no device sync
+  metrics.write({{"event", "start"}, {"epoch", progress_.epoch}, {"step", progress_.step},
+                 {"train_pairs", train_.size()}, {"valid_pairs", valid_.size()}, {"device", setup_.device.str()}});
+
+  int64_t session_batches = 0;
+  double session_seconds = 0.0;
+  while (progress_.epoch < options.epochs && result.reason == StopReason::kFinished) {
+    const data::BatchPlan plan = epoch_plan(progress_.epoch);
+    const auto batches = static_cast<int64_t>(plan.size());
+    at::Tensor epoch_loss = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(setup_.device));
+    at::Tensor epoch_tokens = at::zeros({}, at::TensorOptions().dtype(at::kLong).device(setup_.device));
+    at::Tensor window_loss = epoch_loss.clone();
+    at::Tensor window_tokens = epoch_tokens.clone();
+    int64_t window_target_tokens = 0;
+    double window_seconds = 0.0;
+    double last_loss = 0.0;
+    for (int64_t b = progress_.batch; b < batches; ++b) {
+      if (stop_requested.load()) {
+        display.clear();
+        save("checkpoint.pt", /*with_optimizer=*/true);
+        result.reason = StopReason::kInterrupted;
+        result.message = "interrupted at epoch " + std::to_string(progress_.epoch + 1) + ", batch " +
+                         std::to_string(b) + "; checkpoint saved, continue with --resume";
+        break;
+      }
+      const auto start = Clock::now();
+      const data::Batch batch = data::collate(train_, plan[static_cast<std::size_t>(b)]);
+      const StepResult step = train_step(batch);
+      epoch_loss += step.loss.sum;
+      epoch_tokens += step.loss.tokens;
+      window_loss += step.loss.sum;
+      window_tokens += step.loss.tokens;
+      window_target_tokens += batch.target_tokens;
+      ++progress_.step;
+      progress_.batch = b + 1;
+      progress_.target_tokens += batch.target_tokens;
+      const bool is_log_step = progress_.step % options.log_every == 0 || b + 1 == batches;
+      if (reads_loss_every_step || is_log_step) {
+        last_loss = step.loss.sum.item<double>() / std::max<int64_t>(1, batch.target_tokens);
+        if (!std::isfinite(last_loss)) {
+          display.clear();
+          result.reason = StopReason::kDiverged;
+          result.message = "the loss became " + std::to_string(last_loss) + " at step " +
+                           std::to_string(progress_.step) +
+                           "; stopped without saving, the last good checkpoint is kept. Try a lower lr or clip_norm";
+          break;
+        }
+      }
+      const double seconds = seconds_since(start);
+      progress_.train_seconds += seconds;
+      window_seconds += seconds;
+      session_seconds += seconds;
+      ++session_batches;
+      const int64_t remaining = (batches - b - 1) + (options.epochs - progress_.epoch - 1) * batches;
+      ProgressLine line{progress_.epoch + 1, options.epochs, b + 1, batches, progress_.step, last_loss,
+                        learning_rate(options, progress_.step), 0.0,
+                        remaining * session_seconds / static_cast<double>(session_batches)};
+      if (is_log_step) {
+        line.loss = window_loss.item<double>() / static_cast<double>(std::max<int64_t>(1, window_tokens.item<int64_t>()));
+        line.tokens_per_second = static_cast<double>(window_target_tokens) / std::max(window_seconds, 1e-9);
+        metrics.write({{"event", "train"}, {"epoch", line.epoch}, {"step", line.step}, {"loss", line.loss},
+                       {"lr", line.lr}, {"tgt_tokens_per_s", line.tokens_per_second},
+                       {"train_seconds", progress_.train_seconds}});
+        display.log(line);
+        window_loss.zero_();
+        window_tokens.zero_();
+        window_target_tokens = 0;
+        window_seconds = 0.0;
+      }
+      line.tokens_per_second = static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
+      display.update(line);
+      if (options.save_every > 0 && progress_.step % options.save_every == 0 && b + 1 < batches) {
+        save("checkpoint.pt", /*with_optimizer=*/true);
+      }
+    }
+    if (result.reason != StopReason::kFinished) break;
+    display.clear();
+    const double train_loss =
+        epoch_loss.item<double>() / static_cast<double>(std::max<int64_t>(1, epoch_tokens.item<int64_t>()));
+    finish_epoch(metrics, train_loss, result);
+  }
+  if (result.reason == StopReason::kFinished) {
+    result.message = "trained " + std::to_string(progress_.epoch) + " epochs";
+  }
+  if ((result.reason == StopReason::kFinished || result.reason == StopReason::kEarlyStopped) &&
+      options.average_last > 0) {
+    write_average(metrics);
+  }
+  metrics.write({{"event", "end"}, {"reason", reason_name(result.reason)}, {"message", result.message},
+                 {"epoch", progress_.epoch}, {"step", progress_.step}, {"train_seconds", progress_.train_seconds},
+                 {"best_valid_loss", std::isfinite(progress_.best_valid_loss) ? nlohmann::json(progress_.best_valid_loss)
+                                                                              : nlohmann::json()}});
+  result.progress = progress_;
+  return result;
+}
+
+}  // namespace nmt::train
