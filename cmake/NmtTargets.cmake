@@ -8,13 +8,4 @@ function(nmt_add_library name)
   add_library(${name} STATIC ${ARG_SOURCES})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE nmt_warnings)
-  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-endfunction()
-
-# Parsing torch/torch.h costs 15-20 s per translation unit on a 2-core machine; every target that
-# compiles against Torch shares one precompiled header instead (nmt_torch_core).
-function(nmt_use_torch_pch target)
-  if(TARGET nmt_torch_core AND NOT target STREQUAL nmt_torch_core)
-    target_precompile_headers(${target} REUSE_FROM nmt_torch_core)
-  endif()
 endfunction()

@@ -220,6 +220,7 @@ Config config_from_json(const json& root) {
   train.read("batch_size", config.train.batch_size, IntKind::kPositive);
   train.read("max_tokens", config.train.max_tokens, IntKind::kNonNegative);
   train.read("epochs", config.train.epochs, IntKind::kPositive);
+  train.read("max_steps", config.train.max_steps, IntKind::kNonNegative);
   train.read("lr", config.train.lr);
   train.read("schedule", config.train.schedule, kSchedules);
   train.read("warmup", config.train.warmup, IntKind::kPositive);
@@ -288,6 +289,7 @@ json config_to_json(const Config& c) {
        {{"batch_size", c.train.batch_size},
         {"max_tokens", c.train.max_tokens},
         {"epochs", c.train.epochs},
+        {"max_steps", c.train.max_steps},
         {"lr", c.train.lr},
         {"schedule", name_of(kSchedules, c.train.schedule)},
         {"warmup", c.train.warmup},

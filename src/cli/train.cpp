@@ -114,6 +114,7 @@ int run_training(const TrainArgs& args, const ConfigFlags& flags) {
   switch (result.reason) {
     case train::StopReason::kFinished:
     case train::StopReason::kEarlyStopped:
+    case train::StopReason::kStepLimit:
       spdlog::info("{}; {} steps in {}, {:.0f} target tokens/s. Model in {}", result.message, result.progress.step,
                    train::format_duration(result.progress.train_seconds),
                    static_cast<double>(result.progress.target_tokens) / std::max(result.progress.train_seconds, 1e-9),
@@ -149,6 +150,7 @@ Command add_train(CLI::App& app) {
   flags->add<std::string>("--device", "train.device", "cpu, cuda, cuda:N or auto");
   flags->add<int64_t>("--threads", "train.threads", "CPU threads, 0 = all cores");
   flags->add<int64_t>("--epochs", "train.epochs", "Passes over the training split");
+  flags->add<int64_t>("--max-steps", "train.max_steps", "Stop after this many updates, 0 = no limit");
   flags->add<int64_t>("--batch-size", "train.batch_size", "Sentences per batch");
   flags->add<int64_t>("--max-tokens", "train.max_tokens", "Padded target tokens per batch, 0 = use --batch-size");
   flags->add<double>("--lr", "train.lr", "Adam learning rate");

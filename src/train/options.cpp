@@ -9,6 +9,7 @@ void TrainOptions::validate() const {
   check::positive("batch_size", batch_size);
   check::non_negative("max_tokens", max_tokens);
   check::positive("epochs", epochs);
+  check::non_negative("max_steps", max_steps);
   check::positive("lr", lr);
   check::positive("warmup", warmup);
   check::fraction("label_smoothing", label_smoothing);

@@ -60,6 +60,8 @@ const char* reason_name(StopReason reason) {
       return "interrupted";
     case StopReason::kDiverged:
       return "diverged";
+    case StopReason::kStepLimit:
+      return "step_limit";
   }
   return "?";
 }
@@ -258,6 +260,13 @@ TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
     double window_seconds = 0.0;
     double last_loss = 0.0;
     for (int64_t b = progress_.batch; b < batches; ++b) {
+      if (options.max_steps > 0 && progress_.step >= options.max_steps) {
+        display.clear();
+        save("checkpoint.pt", /*with_optimizer=*/true);
+        result.reason = StopReason::kStepLimit;
+        result.message = "reached max_steps (" + std::to_string(options.max_steps) + "); checkpoint saved";
+        break;
+      }
       if (stop_requested.load()) {
         display.clear();
         save("checkpoint.pt", /*with_optimizer=*/true);

@@ -21,6 +21,7 @@ struct TrainOptions {
   int64_t batch_size = 128;       // sentences per batch (when max_tokens is 0)
   int64_t max_tokens = 0;         // >0: batches cut by padded target tokens, length-bucketed
   int64_t epochs = 10;            // passes over the training split
+  int64_t max_steps = 0;          // stop after this many updates (checkpoint saved); 0 disables
   double lr = 5e-4;               // Adam learning rate (peak, with a schedule)
   Schedule schedule = Schedule::kConstant;
   int64_t warmup = 4000;          // steps of linear warmup for inverse_sqrt

@@ -33,7 +33,7 @@ struct TrainerSetup {
   bool is_terminal = false;  // draw a status line instead of log lines
 };
 
-enum class StopReason { kFinished, kEarlyStopped, kInterrupted, kDiverged };
+enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged };
 
 struct TrainResult {
   StopReason reason = StopReason::kFinished;

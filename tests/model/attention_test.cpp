@@ -1,0 +1,82 @@
+#include "nmt/model/attention.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "torch_test_utils.h"
+
+namespace nmt::model {
+namespace {
+
+TEST(ScaledDotProductTest, MatchesAHandComputedExample) {
+  // One head, d = 2: scores = [1, 0] / sqrt(2); softmax = [e^a / (e^a + 1), 1 / (e^a + 1)], a = 1/sqrt(2).
+  const auto q = torch::tensor({1.0f, 0.0f}).view({1, 1, 1, 2});
+  const auto k = torch::tensor({1.0f, 0.0f, 0.0f, 1.0f}).view({1, 1, 2, 2});
+  const auto v = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).view({1, 1, 2, 2});
+  const AttentionOutput result = scaled_dot_product(q, k, v, torch::Tensor(), /*need_weights=*/true);
+  const double a = 1.0 / std::sqrt(2.0);
+  const double p0 = std::exp(a) / (std::exp(a) + 1.0);
+  EXPECT_NEAR(result.weights[0][0][0][0].item<double>(), p0, 1e-6);
+  EXPECT_NEAR(result.weights[0][0][0][1].item<double>(), 1.0 - p0, 1e-6);
+  EXPECT_NEAR(result.output[0][0][0][0].item<double>(), p0 * 1 + (1 - p0) * 3, 1e-5);
+  EXPECT_NEAR(result.output[0][0][0][1].item<double>(), p0 * 2 + (1 - p0) * 4, 1e-5);
+}
+
+TEST(ScaledDotProductTest, MaskedKeysGetNoWeight) {
+  const auto q = torch::randn({1, 1, 1, 4});
+  const auto k = torch::randn({1, 1, 3, 4});
+  const auto v = torch::randn({1, 1, 3, 4});
+  const auto mask = torch::tensor({true, false, true}).view({1, 1, 1, 3});
+  const AttentionOutput result = scaled_dot_product(q, k, v, mask, true);
+  EXPECT_EQ(result.weights[0][0][0][1].item<float>(), 0.0f);
+  EXPECT_NEAR(result.weights.sum().item<double>(), 1.0, 1e-6);
+}
+
+TEST(ScaledDotProductTest, FusedAndExplicitPathsAgree) {
+  torch::manual_seed(3);
+  const auto q = torch::randn({2, 4, 5, 8});
+  const auto k = torch::randn({2, 4, 7, 8});
+  const auto v = torch::randn({2, 4, 7, 8});
+  const auto mask = torch::rand({2, 1, 1, 7}).gt(0.3).logical_or(torch::arange(7).view({1, 1, 1, 7}).eq(0));
+  const auto fast = scaled_dot_product(q, k, v, mask, /*need_weights=*/false);  // fused on LibTorch >= 2
+  const auto explicit_path = scaled_dot_product(q, k, v, mask, /*need_weights=*/true);
+  EXPECT_FALSE(fast.weights.defined());
+  EXPECT_TRUE(testing::all_close(fast.output, explicit_path.output, 1e-5));
+}
+
+TEST(MasksTest, PaddingAndCausalMasksFollowTheNotebook) {
+  const auto ids = torch::tensor({5, 6, 0, 0}, torch::kLong).view({1, 4});
+  EXPECT_TRUE(torch::equal(padding_mask(ids).view({4}), torch::tensor({true, true, false, false})));
+  EXPECT_EQ(padding_mask(ids).sizes(), (std::vector<int64_t>{1, 1, 1, 4}));
+  const auto causal = causal_mask(3, torch::kCPU);
+  EXPECT_TRUE(torch::equal(causal, torch::tensor({true, false, false, true, true, false, true, true, true}).view({3, 3})));
+}
+
+TEST(MultiHeadAttentionTest, WeightsHaveOneRowPerQueryThatSumsToOne) {
+  torch::manual_seed(1);
+  MultiHeadAttention attention(16, 4, /*is_self=*/false);
+  const auto x = torch::randn({2, 3, 16});
+  const auto memory = torch::randn({2, 5, 16});
+  const auto mask = torch::ones({2, 1, 1, 5}, torch::kBool);
+  const AttentionOutput result = attention->cross_attend(x, memory, mask, true);
+  EXPECT_EQ(result.output.sizes(), (std::vector<int64_t>{2, 3, 16}));
+  EXPECT_EQ(result.weights.sizes(), (std::vector<int64_t>{2, 4, 3, 5}));
+  EXPECT_TRUE(testing::all_close(result.weights.sum(-1), torch::ones({2, 4, 3})));
+}
+
+TEST(MultiHeadAttentionTest, IncrementalSelfAttentionMatchesTheCausalFullPass) {
+  torch::manual_seed(2);
+  MultiHeadAttention attention(16, 4, /*is_self=*/true);
+  const auto x = torch::randn({2, 4, 16});
+  const auto full = attention->self_attend(x, causal_mask(4, torch::kCPU)).output;
+  KeyValue cache;
+  for (int64_t t = 0; t < 4; ++t) {
+    const auto step = attention->self_attend_step(x.narrow(1, t, 1), cache).output;
+    EXPECT_TRUE(testing::all_close(step, full.narrow(1, t, 1), 1e-5)) << "position " << t;
+  }
+  EXPECT_EQ(cache.keys.size(2), 4);
+}
+
+}  // namespace
+}  // namespace nmt::model

@@ -1,0 +1,136 @@
+#include "nmt/model/transformer.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "nmt/text/vocab.h"
+#include "torch_test_utils.h"
+
+namespace nmt::model {
+namespace {
+
+using testing::all_close;
+using testing::tiny_model;
+
+torch::Tensor ids(std::vector<int64_t> values, int64_t rows = 1) {
+  return torch::tensor(values, torch::kLong).view({rows, -1});
+}
+
+TEST(SinusoidalPositionsTest, MatchTheNotebookFormula) {
+  const auto table = sinusoidal_positions(0, 5, 8, torch::kCPU);
+  ASSERT_EQ(table.sizes(), (std::vector<int64_t>{5, 8}));
+  for (int64_t pos = 0; pos < 5; ++pos) {
+    for (int64_t i = 0; i < 4; ++i) {
+      const double angle = static_cast<double>(pos) / std::pow(10000.0, 2.0 * i / 8.0);
+      EXPECT_NEAR(table[pos][2 * i].item<double>(), std::sin(angle), 1e-5);
+      EXPECT_NEAR(table[pos][2 * i + 1].item<double>(), std::cos(angle), 1e-5);
+    }
+  }
+  EXPECT_TRUE(all_close(sinusoidal_positions(3, 2, 8, torch::kCPU), table.narrow(0, 3, 2)));
+}
+
+TEST(TransformerTest, ForwardGivesLogitsPerTargetPosition) {
+  auto model = tiny_model();
+  const auto logits = model->forward(ids({4, 5, 6, 0, 7, 8, 0, 0}, 2), ids({1, 4, 5, 1, 6, 0}, 2));
+  EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{2, 3, 12}));
+  EXPECT_TRUE(torch::isfinite(logits).all().item<bool>());
+}
+
+TEST(TransformerTest, AFutureTokenNeverInfluencesAnEarlierOutput) {
+  for (const auto norm : {NormPosition::kPost, NormPosition::kPre}) {
+    auto model = tiny_model(norm);
+    const auto source = ids({4, 5, 6});
+    const auto a = model->forward(source, ids({1, 7, 8, 9}));
+    const auto b = model->forward(source, ids({1, 7, 10, 11}));
+    EXPECT_TRUE(all_close(a.narrow(1, 0, 2), b.narrow(1, 0, 2)));
+    EXPECT_FALSE(all_close(a.narrow(1, 2, 2), b.narrow(1, 2, 2)));
+  }
+}
+
+TEST(TransformerTest, SourcePaddingDoesNotChangeTheOutput) {
+  auto model = tiny_model();
+  const auto target = ids({1, 7, 8});
+  const auto plain = model->forward(ids({4, 5, 6}), target);
+  const auto padded = model->forward(ids({4, 5, 6, text::kPadId, text::kPadId}), target);
+  EXPECT_TRUE(all_close(plain, padded));
+}
+
+TEST(TransformerTest, IncrementalDecodingMatchesFullRecomputation) {
+  for (const auto norm : {NormPosition::kPost, NormPosition::kPre}) {
+    auto model = tiny_model(norm);
+    const auto source = ids({4, 5, 6, 0, 7, 8, 9, 10}, 2);
+    const auto target = ids({1, 4, 5, 6, 1, 7, 8, 9}, 2);
+    const auto full = model->forward(source, target);
+    const auto memory = model->encode(source);
+    DecoderState state = model->start(memory, padding_mask(source));
+    for (int64_t t = 0; t < 4; ++t) {
+      const auto logits = model->step(target.select(1, t), state);
+      EXPECT_TRUE(all_close(logits, full.select(1, t), 1e-4)) << "position " << t;
+    }
+  }
+}
+
+TEST(TransformerTest, KeepRowsReordersTheCache) {
+  auto model = tiny_model();
+  const auto source = ids({4, 5, 6, 7, 8, 9}, 2);
+  DecoderState state = model->start(model->encode(source), padding_mask(source));
+  model->step(ids({1, 1}, 2).view({2}), state);
+  DecoderState swapped = state;
+  TransformerImpl::keep_rows(swapped, torch::tensor({1, 0}, torch::kLong));
+  const auto next = ids({4, 5}, 2).view({2});
+  const auto original = model->step(next, state);
+  const auto reordered = model->step(next.flip(0), swapped);
+  EXPECT_TRUE(all_close(original.flip(0), reordered, 1e-5));
+}
+
+TEST(TransformerTest, InputsLongerThanAnyTableDoNotCrash) {
+  auto model = tiny_model();
+  const auto source = torch::randint(4, 12, {1, 700}, torch::kLong);
+  const auto logits = model->forward(source, torch::randint(4, 12, {1, 600}, torch::kLong));
+  EXPECT_EQ(logits.size(1), 600);
+  EXPECT_TRUE(torch::isfinite(logits).all().item<bool>());
+}
+
+TEST(TransformerTest, TiedAndSharedEmbeddingsReuseOneMatrix) {
+  auto options = testing::tiny_options();
+  const int64_t untied = [&] {
+    int64_t n = 0;
+    for (const auto& p : Transformer(options, 12, 12)->parameters()) n += p.numel();
+    return n;
+  }();
+  options.tie_embeddings = true;
+  options.share_embeddings = true;
+  Transformer model(options, 12, 12);
+  int64_t tied = 0;
+  for (const auto& p : model->parameters()) tied += p.numel();
+  // Untied minus tied = the target embedding (12 x 16) and the output weight (12 x 16).
+  EXPECT_EQ(untied - tied, 2 * 12 * 16);
+  const auto logits = model->forward(ids({4, 5}), ids({1, 6}));
+  logits.sum().backward();
+  const auto named = model->named_parameters();
+  EXPECT_TRUE(named["source_embedding.weight"].grad().defined());
+  EXPECT_EQ(named.find("target_embedding.weight"), nullptr);
+}
+
+TEST(TransformerTest, AttentionMapsCoverEveryLayerWithTheRightShapes) {
+  auto model = tiny_model(NormPosition::kPre);
+  AttentionMaps maps;
+  const auto source = ids({4, 5, 6});
+  const auto memory = model->encode(source, &maps);
+  model->decode(ids({1, 7}), memory, padding_mask(source), &maps);
+  ASSERT_EQ(maps.encoder_self.size(), 2u);
+  ASSERT_EQ(maps.cross.size(), 2u);
+  EXPECT_EQ(maps.encoder_self[0].sizes(), (std::vector<int64_t>{1, 4, 3, 3}));
+  EXPECT_EQ(maps.decoder_self[1].sizes(), (std::vector<int64_t>{1, 4, 2, 2}));
+  EXPECT_EQ(maps.cross[1].sizes(), (std::vector<int64_t>{1, 4, 2, 3}));
+  EXPECT_TRUE(all_close(maps.cross[0].sum(-1), torch::ones({1, 4, 2})));
+}
+
+TEST(TransformerTest, PaddingEmbeddingRowStartsAtZero) {
+  auto model = tiny_model();
+  EXPECT_EQ(model->named_parameters()["source_embedding.weight"][text::kPadId].abs().sum().item<float>(), 0.0f);
+}
+
+}  // namespace
+}  // namespace nmt::model

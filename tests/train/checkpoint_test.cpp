@@ -1,0 +1,114 @@
+#include "nmt/train/checkpoint.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "nmt/error.h"
+#include "test_utils.h"
+#include "torch_test_utils.h"
+
+namespace nmt::train {
+namespace {
+
+bool same_parameters(model::Transformer& a, model::Transformer& b) {
+  const auto pa = a->named_parameters();
+  const auto pb = b->named_parameters();
+  for (const auto& item : pa) {
+    if (!torch::equal(item.value(), pb[item.key()])) return false;
+  }
+  return pa.size() == pb.size();
+}
+
+TEST(CheckpointTest, RoundTripIsBitIdentical) {
+  testing::ScratchDir dir;
+  auto saved = testing::tiny_model(model::NormPosition::kPre, 12, 1);
+  auto loaded = testing::tiny_model(model::NormPosition::kPre, 12, 2);
+  ASSERT_FALSE(same_parameters(saved, loaded));
+  std::vector<at::Tensor> parameters = saved->parameters();
+  Adam adam(parameters, AdamOptions{});
+  for (auto& p : parameters) p.mutable_grad() = torch::ones_like(p);
+  adam.step(1e-3);
+  TrainingProgress progress;
+  progress.epoch = 3;
+  progress.batch = 7;
+  progress.step = 42;
+  progress.best_valid_loss = 1.25;
+  save_checkpoint(dir.file("c.pt"), saved, &adam, progress, R"({"x": 1})");
+
+  std::vector<at::Tensor> loaded_parameters = loaded->parameters();
+  Adam loaded_adam(loaded_parameters, AdamOptions{});
+  const TrainingProgress restored = load_checkpoint(dir.file("c.pt"), loaded, &loaded_adam, torch::kCPU, false);
+  EXPECT_TRUE(same_parameters(saved, loaded));
+  EXPECT_EQ(restored.epoch, 3);
+  EXPECT_EQ(restored.batch, 7);
+  EXPECT_EQ(restored.step, 42);
+  EXPECT_DOUBLE_EQ(restored.best_valid_loss, 1.25);
+  EXPECT_EQ(loaded_adam.steps(), 1);
+  EXPECT_TRUE(torch::equal(loaded_adam.second_moments()[0], adam.second_moments()[0]));
+  EXPECT_EQ(checkpoint_config(dir.file("c.pt")), R"({"x": 1})");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c.pt.tmp")));
+}
+
+TEST(CheckpointTest, RestoresTheRandomGeneratorState) {
+  testing::ScratchDir dir;
+  auto model = testing::tiny_model();
+  torch::manual_seed(11);
+  save_checkpoint(dir.file("c.pt"), model, nullptr, {}, "{}");
+  const auto expected = torch::rand({4});
+  torch::rand({100});
+  load_checkpoint(dir.file("c.pt"), model, nullptr, torch::kCPU, /*restore_rng=*/true);
+  EXPECT_TRUE(torch::equal(torch::rand({4}), expected));
+}
+
+TEST(CheckpointTest, AFailedSaveLeavesThePreviousCheckpointIntact) {
+  testing::ScratchDir dir;
+  auto model = testing::tiny_model();
+  TrainingProgress progress;
+  progress.step = 1;
+  save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
+  const std::string before = testing::read_file(dir.file("c.pt"));
+  std::filesystem::create_directories(dir.file("c.pt.tmp/blocked"));  // the temporary file cannot be written
+  progress.step = 2;
+  EXPECT_THROW(save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}"), CheckpointError);
+  EXPECT_EQ(testing::read_file(dir.file("c.pt")), before);
+}
+
+TEST(CheckpointTest, ErrorsNameTheFileAndTheProblem) {
+  testing::ScratchDir dir;
+  auto model = testing::tiny_model();
+  try {
+    load_checkpoint(dir.file("none.pt"), model, nullptr, torch::kCPU, false);
+    FAIL();
+  } catch (const CheckpointError& error) {
+    EXPECT_NE(std::string(error.what()).find("none.pt: no such checkpoint"), std::string::npos);
+  }
+  EXPECT_THROW(load_checkpoint(dir.write("junk.pt", "junk"), model, nullptr, torch::kCPU, false), CheckpointError);
+
+  save_checkpoint(dir.file("small.pt"), model, nullptr, {}, "{}");
+  auto bigger = testing::tiny_model(model::NormPosition::kPost, 20);
+  try {
+    load_checkpoint(dir.file("small.pt"), bigger, nullptr, torch::kCPU, false);
+    FAIL();
+  } catch (const CheckpointError& error) {
+    EXPECT_NE(std::string(error.what()).find("\"source_embedding.weight\" has shape [12, 16], the model expects [20, 16]"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(CheckpointTest, AveragingTakesTheMeanOfTheWeights) {
+  testing::ScratchDir dir;
+  auto a = testing::tiny_model(model::NormPosition::kPost, 12, 1);
+  auto b = testing::tiny_model(model::NormPosition::kPost, 12, 2);
+  save_checkpoint(dir.file("a.pt"), a, nullptr, {}, "{}");
+  save_checkpoint(dir.file("b.pt"), b, nullptr, {}, "{}");
+  auto averaged = testing::tiny_model(model::NormPosition::kPost, 12, 3);
+  load_averaged_weights({dir.file("a.pt"), dir.file("b.pt")}, averaged, torch::kCPU);
+  const auto key = "decoder.0.feed_forward.expand.weight";
+  EXPECT_TRUE(testing::all_close(averaged->named_parameters()[key],
+                                 (a->named_parameters()[key] + b->named_parameters()[key]) / 2));
+}
+
+}  // namespace
+}  // namespace nmt::train

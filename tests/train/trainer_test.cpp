@@ -1,0 +1,166 @@
+#include "nmt/train/trainer.h"
+
+#include <filesystem>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "nmt/io.h"
+#include "test_utils.h"
+#include "torch_test_utils.h"
+
+namespace nmt::train {
+namespace {
+
+// The copy task: target = source, tokens 4..11.
+std::vector<data::EncodedPair> copy_pairs(int count, uint64_t seed, int shift = 0) {
+  std::mt19937 random(static_cast<unsigned>(seed));
+  std::vector<data::EncodedPair> pairs;
+  for (int i = 0; i < count; ++i) {
+    data::EncodedPair pair;
+    const int length = 2 + static_cast<int>(random() % 4);
+    for (int t = 0; t < length; ++t) pair.source.push_back(4 + static_cast<int64_t>(random() % 8));
+    for (const int64_t id : pair.source) pair.target.push_back(4 + (id - 4 + shift) % 8);
+    pairs.push_back(pair);
+  }
+  return pairs;
+}
+
+TrainOptions small_options() {
+  TrainOptions options;
+  options.batch_size = 8;
+  options.epochs = 2;
+  options.lr = 3e-3;
+  options.log_every = 5;
+  options.threads = 1;
+  return options;
+}
+
+struct TrainingRun {
+  model::Transformer model{nullptr};
+  std::unique_ptr<Trainer> trainer;
+};
+
+TrainingRun make_run(const std::string& dir, TrainOptions options, std::vector<data::EncodedPair> valid = copy_pairs(16, 2)) {
+  auto model_options = testing::tiny_options();
+  model_options.dropout = 0.1;  // so that resuming must restore the generator too
+  torch::manual_seed(17);
+  TrainingRun run;
+  run.model = model::Transformer(model_options, 12, 12);
+  TrainerSetup setup{options, dir, "{}", torch::kCPU, false};
+  run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
+  return run;
+}
+
+bool same_parameters(model::Transformer& a, model::Transformer& b) {
+  const auto pb = b->named_parameters();
+  for (const auto& item : a->named_parameters()) {
+    if (!torch::equal(item.value(), pb[item.key()])) return false;
+  }
+  return true;
+}
+
+TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir straight_dir;
+  TrainingRun straight = make_run(straight_dir.path(), small_options());
+  ASSERT_EQ(straight.trainer->run(never).reason, StopReason::kFinished);
+
+  testing::ScratchDir resumed_dir;
+  TrainOptions first_part = small_options();
+  first_part.max_steps = 11;  // epoch 2, batch 3 of 8
+  TrainingRun interrupted = make_run(resumed_dir.path(), first_part);
+  ASSERT_EQ(interrupted.trainer->run(never).reason, StopReason::kStepLimit);
+  torch::manual_seed(12345);  // a different generator state: resume must restore the saved one
+  TrainingRun resumed = make_run(resumed_dir.path(), small_options());
+  resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
+  EXPECT_EQ(resumed.trainer->progress().step, 11);
+  EXPECT_EQ(resumed.trainer->progress().epoch, 1);
+  EXPECT_EQ(resumed.trainer->progress().batch, 3);
+  ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_TRUE(same_parameters(straight.model, resumed.model));
+}
+
+TEST(TrainerTest, LearnsTheCopyTaskAndWritesTheRunFiles) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.epochs = 20;
+  TrainingRun run = make_run(dir.path(), options);
+  const double before = run.trainer->validate().loss;
+  const TrainResult result = run.trainer->run(never);
+  EXPECT_EQ(result.reason, StopReason::kFinished);
+  EXPECT_LT(run.trainer->validate().loss, before * 0.6);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("checkpoint.pt")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("best.pt")));
+
+  int train_records = 0;
+  int epoch_records = 0;
+  for (const std::string& line : read_lines(dir.file("metrics.jsonl"))) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["event"] == "train") ++train_records;
+    if (record["event"] == "epoch") {
+      ++epoch_records;
+      EXPECT_TRUE(record.contains("valid_loss"));
+    }
+  }
+  EXPECT_EQ(epoch_records, 20);
+  int expected_train_records = 0;  // every 5th step, and the last batch of each 8-batch epoch
+  for (int step = 1; step <= 20 * 8; ++step) expected_train_records += step % 5 == 0 || step % 8 == 0;
+  EXPECT_EQ(train_records, expected_train_records);
+}
+
+TEST(TrainerTest, StopRequestSavesACheckpointAtTheCurrentBatch) {
+  const std::atomic<bool> stop{true};
+  testing::ScratchDir dir;
+  TrainingRun run = make_run(dir.path(), small_options());
+  const TrainResult result = run.trainer->run(stop);
+  EXPECT_EQ(result.reason, StopReason::kInterrupted);
+  EXPECT_NE(result.message.find("--resume"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("checkpoint.pt")));
+}
+
+TEST(TrainerTest, ANonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.epochs = 1;
+  TrainingRun run = make_run(dir.path(), options);
+  ASSERT_EQ(run.trainer->run(never).reason, StopReason::kFinished);
+  const std::string good = testing::read_file(dir.file("checkpoint.pt"));
+  {
+    torch::NoGradGuard no_grad;
+    run.model->named_parameters()["decoder.0.norm1.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  TrainOptions more = options;
+  more.epochs = 2;
+  TrainingRun continued{run.model, std::make_unique<Trainer>(run.model, TrainerSetup{more, dir.path(), "{}", torch::kCPU, false},
+                                                     copy_pairs(64, 1), copy_pairs(16, 2))};
+  continued.trainer->resume(dir.file("checkpoint.pt"));
+  {
+    torch::NoGradGuard no_grad;
+    run.model->named_parameters()["decoder.0.norm1.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  const TrainResult result = continued.trainer->run(never);
+  EXPECT_EQ(result.reason, StopReason::kDiverged);
+  EXPECT_NE(result.message.find("last good checkpoint is kept"), std::string::npos);
+  EXPECT_EQ(testing::read_file(dir.file("checkpoint.pt")), good);
+}
+
+TEST(TrainerTest, EarlyStoppingEndsTrainingWhenValidationStopsImproving) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.epochs = 20;
+  options.early_stopping = 2;
+  // Validation targets are shifted by one token: the better the model copies, the worse they score.
+  TrainingRun run = make_run(dir.path(), options, copy_pairs(16, 2, /*shift=*/1));
+  const TrainResult result = run.trainer->run(never);
+  EXPECT_EQ(result.reason, StopReason::kEarlyStopped);
+  EXPECT_LT(result.progress.epoch, 20);
+  EXPECT_EQ(result.progress.epochs_without_improvement, 2);
+}
+
+}  // namespace
+}  // namespace nmt::train
