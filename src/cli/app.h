@@ -29,5 +29,8 @@ std::vector<Command> add_commands(CLI::App& app);
 
 Command add_prepare(CLI::App& app);
 Command add_train(CLI::App& app);
+Command add_translate(CLI::App& app);
+Command add_eval(CLI::App& app);
+Command add_score(CLI::App& app);
 
 }  // namespace nmt::cli

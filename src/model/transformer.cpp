@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 #include <torch/nn/init.h>
 
 #include "nmt/text/vocab.h"
@@ -149,7 +150,10 @@ TransformerImpl::TransformerImpl(const TransformerOptions& options, int64_t sour
 torch::Tensor TransformerImpl::embed(torch::nn::Embedding& table, const torch::Tensor& ids,
                                      int64_t first_position) {
   const int64_t length = ids.size(1);
-  if (!positions_.defined() || positions_.device() != ids.device() || positions_.size(0) < first_position + length) {
+  // A table made under InferenceMode cannot take part in autograd later: remake it then.
+  const bool is_unusable = positions_.defined() && positions_.is_inference() && !c10::InferenceMode::is_enabled();
+  if (!positions_.defined() || is_unusable || positions_.device() != ids.device() ||
+      positions_.size(0) < first_position + length) {
     const int64_t capacity = std::max<int64_t>(256, 2 * (first_position + length));
     positions_ = sinusoidal_positions(0, capacity, options_.d_model, ids.device());
   }

@@ -12,7 +12,7 @@
 #include "nmt/text/vocab.h"
 #include "nmt/train/progress.h"
 #include "nmt/train/schedule.h"
-#include "torch_compat.h"
+#include "train/autocast.h"
 
 namespace nmt::train {
 namespace {
@@ -34,21 +34,6 @@ LossSum batch_loss(model::Transformer& model, const at::Tensor& source, const at
   const at::Tensor targets = target_out.reshape({-1}).index_select(0, rows);
   return label_smoothed_cross_entropy(model->project(states), targets, smoothing);
 }
-
-class AutocastScope {
- public:
-  explicit AutocastScope(bool enabled) : enabled_(enabled) {
-    if (enabled_) compat::set_cuda_autocast(true, at::kBFloat16);
-  }
-  ~AutocastScope() {
-    if (enabled_) compat::set_cuda_autocast(false, at::kBFloat16);
-  }
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
-
- private:
-  bool enabled_;
-};
 
 const char* reason_name(StopReason reason) {
   switch (reason) {
@@ -125,28 +110,10 @@ StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
 }
 
 ValidationResult Trainer::validate() {
-  ValidationResult result;
-  if (valid_.empty()) return result;
   const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0, false};
-  model_->eval();
-  torch::NoGradGuard no_grad;
-  at::Tensor loss = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(setup_.device));
-  at::Tensor nll = loss.clone();
-  for (const auto& indices : data::plan_batches(valid_, batching, 0)) {
-    const data::Batch batch = data::collate(valid_, indices);
-    AutocastScope autocast(uses_bf16());
-    const at::Tensor source = batch.source.to(setup_.device);
-    const at::Tensor memory = model_->encode(source);
-    const at::Tensor hidden = model_->decode(batch.target_in.to(setup_.device), memory, model::padding_mask(source));
-    const at::Tensor targets = batch.target_out.to(setup_.device).reshape({-1});
-    const at::Tensor logits = model_->project(hidden.reshape({-1, hidden.size(-1)}));
-    loss += label_smoothed_cross_entropy(logits, targets, setup_.options.label_smoothing).sum;
-    nll += label_smoothed_cross_entropy(logits, targets, 0.0).sum;
-    result.tokens += batch.target_tokens;
-  }
+  const ValidationResult result =
+      evaluate_loss(model_, valid_, batching, setup_.options.label_smoothing, setup_.device, uses_bf16());
   model_->train();
-  result.loss = loss.item<double>() / static_cast<double>(result.tokens);
-  result.nll = nll.item<double>() / static_cast<double>(result.tokens);
   return result;
 }
 

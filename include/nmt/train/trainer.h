@@ -22,6 +22,7 @@
 #include "nmt/train/loss.h"
 #include "nmt/train/metrics.h"
 #include "nmt/train/options.h"
+#include "nmt/train/validation.h"
 
 namespace nmt::train {
 
@@ -39,12 +40,6 @@ struct TrainResult {
   StopReason reason = StopReason::kFinished;
   TrainingProgress progress;
   std::string message;  // one sentence for the user
-};
-
-struct ValidationResult {
-  double loss = 0.0;  // label-smoothed cross-entropy per target token (the training criterion)
-  double nll = 0.0;   // plain negative log-likelihood per target token; perplexity = exp(nll)
-  int64_t tokens = 0;
 };
 
 // Seconds per phase of one step (measured only when asked: it synchronises CUDA).

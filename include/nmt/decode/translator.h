@@ -1,0 +1,51 @@
+// Sentences in, translations out: cleaning, tokenisation, length-sorted batches, search,
+// detokenisation, results back in input order. An empty (or all-blank) input gives an empty
+// translation without running the model; inputs longer than max_input_tokens are cut to that many
+// tokens (counted in the report) so that a pathological line cannot exhaust memory.
+// Runs under torch::InferenceMode. Never logs; throws ConfigError for invalid options.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+
+#include "nmt/decode/options.h"
+#include "nmt/decode/search.h"
+#include "nmt/model/transformer.h"
+#include "nmt/text/tokenizer.h"
+
+namespace nmt::decode {
+
+inline constexpr int64_t kMaxInputTokens = 1024;
+
+struct Translation {
+  std::string text;     // for a reader (word models: punctuation joined back)
+  std::string decoded;  // in the form references are scored in (tokenizer.decode)
+  std::vector<int64_t> ids;
+  float score = 0.0f;   // summed log-probability
+};
+
+struct TranslationReport {
+  std::vector<std::vector<Translation>> results;  // per input, n-best (best first)
+  int64_t truncated_inputs = 0;                   // inputs cut to kMaxInputTokens
+  int64_t output_tokens = 0;                      // tokens produced, best hypotheses only
+};
+
+class Translator {
+ public:
+  Translator(model::Transformer model, text::TokenizerPair tokenizers, text::CleanMode clean, c10::Device device);
+
+  // Translates raw sentences (they are cleaned like the training data first).
+  TranslationReport translate(const std::vector<std::string>& sentences, const SearchOptions& options);
+  // Translates already-cleaned sentences (the run's split files).
+  TranslationReport translate_cleaned(const std::vector<std::string>& cleaned, const SearchOptions& options);
+
+ private:
+  model::Transformer model_;
+  text::TokenizerPair tokenizers_;
+  text::CleanMode clean_;
+  c10::Device device_;
+};
+
+}  // namespace nmt::decode

@@ -1,0 +1,138 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <ATen/ATen.h>
+
+#include "decode/row_decoding.h"
+#include "nmt/decode/search.h"
+#include "nmt/text/vocab.h"
+
+namespace nmt::decode {
+namespace {
+
+constexpr float kImpossible = -std::numeric_limits<float>::infinity();
+
+struct Beam {
+  std::vector<int64_t> ids;
+  float score = 0.0f;
+  int64_t row = 0;  // state row it extends
+};
+
+// One source sentence while its beams are alive; its K beams occupy K consecutive state rows.
+struct Sentence {
+  std::size_t index = 0;
+  int64_t limit = 0;
+  std::vector<Beam> beams;
+  std::vector<Hypothesis> finished;
+};
+
+double normalized(const Hypothesis& hypothesis, double length_penalty) {
+  const auto length = static_cast<double>(hypothesis.ids.size() + (hypothesis.is_finished ? 1 : 0));
+  return hypothesis.score / std::pow(std::max(length, 1.0), length_penalty);
+}
+
+// Advances one sentence by one step from its candidates (best first); returns true when it is done.
+bool advance(Sentence& sentence, const float* scores, const int64_t* indices, int64_t candidates, int64_t vocab,
+             int64_t beam_size, int64_t step) {
+  std::vector<Beam> next;
+  for (int64_t j = 0; j < candidates; ++j) {
+    if (scores[j] == kImpossible) break;
+    const Beam& from = sentence.beams[static_cast<std::size_t>(indices[j] / vocab)];
+    const int64_t token = indices[j] % vocab;
+    if (token == text::kEosId) {
+      // As in fairseq, only an <EOS> ranked among the best beam_size candidates ends a hypothesis.
+      if (j < beam_size) sentence.finished.push_back({from.ids, scores[j], true});
+      continue;
+    }
+    if (static_cast<int64_t>(next.size()) < beam_size) {
+      Beam beam{from.ids, scores[j], from.row};
+      beam.ids.push_back(token);
+      next.push_back(std::move(beam));
+    }
+  }
+  sentence.beams = std::move(next);
+  const bool is_full = static_cast<int64_t>(sentence.finished.size()) >= beam_size;
+  const bool is_at_limit = step + 1 >= sentence.limit;
+  if (!is_full && (is_at_limit || sentence.beams.empty())) {
+    for (const Beam& beam : sentence.beams) sentence.finished.push_back({beam.ids, beam.score, false});
+    return true;
+  }
+  return is_full;
+}
+
+}  // namespace
+
+BeamSearch::BeamSearch(int64_t beam_size, double length_penalty, int64_t n_best, int64_t max_len)
+    : beam_size_(beam_size), length_penalty_(length_penalty), n_best_(n_best), max_len_(max_len) {}
+
+std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model, const at::Tensor& source,
+                                                        const std::vector<int64_t>& lengths) const {
+  const int64_t k = beam_size_;
+  const auto device = source.device();
+  std::vector<Sentence> live;
+  std::vector<std::vector<Hypothesis>> results(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    Sentence sentence{i, output_limit(max_len_, lengths[i]), {}, {}};
+    for (int64_t b = 0; b < k; ++b) {
+      // Only the first beam is real at the start; the others would duplicate its candidates.
+      sentence.beams.push_back({{}, b == 0 ? 0.0f : kImpossible, static_cast<int64_t>(i) * k + b});
+    }
+    live.push_back(std::move(sentence));
+  }
+  model.start(source);
+  model.keep_rows(at::arange(static_cast<int64_t>(lengths.size()), at::TensorOptions().dtype(at::kLong).device(device))
+                      .repeat_interleave(k));
+  at::Tensor last = at::full({static_cast<int64_t>(lengths.size()) * k}, text::kSosId,
+                             at::TensorOptions().dtype(at::kLong).device(device));
+  for (int64_t step = 0; !live.empty(); ++step) {
+    std::vector<float> beam_scores;
+    for (const Sentence& sentence : live) {
+      for (const Beam& beam : sentence.beams) beam_scores.push_back(beam.score);
+    }
+    const at::Tensor log_probs = next_log_probs(model.step(last));
+    const int64_t vocab = log_probs.size(1);
+    const at::Tensor totals = (log_probs + at::tensor(beam_scores).to(device).unsqueeze(1))
+                                  .view({static_cast<int64_t>(live.size()), k * vocab});
+    const int64_t candidates = std::min<int64_t>(2 * k, k * vocab);
+    const auto [top_scores, top_indices] = totals.topk(candidates, -1);
+    const at::Tensor scores = top_scores.cpu().contiguous();
+    const at::Tensor indices = top_indices.cpu().contiguous();
+
+    std::vector<Sentence> next_live;
+    std::vector<int64_t> rows;
+    std::vector<int64_t> tokens;
+    for (std::size_t s = 0; s < live.size(); ++s) {
+      Sentence& sentence = live[s];
+      for (int64_t b = 0; b < k; ++b) sentence.beams[static_cast<std::size_t>(b)].row = static_cast<int64_t>(s) * k + b;
+      const bool is_done = advance(sentence, scores[static_cast<int64_t>(s)].data_ptr<float>(),
+                                   indices[static_cast<int64_t>(s)].data_ptr<int64_t>(), candidates, vocab, k, step);
+      if (is_done) {
+        std::stable_sort(sentence.finished.begin(), sentence.finished.end(),
+                         [this](const Hypothesis& a, const Hypothesis& b) {
+                           return normalized(a, length_penalty_) > normalized(b, length_penalty_);
+                         });
+        sentence.finished.resize(std::min<std::size_t>(sentence.finished.size(), static_cast<std::size_t>(n_best_)));
+        results[sentence.index] = std::move(sentence.finished);
+        continue;
+      }
+      while (static_cast<int64_t>(sentence.beams.size()) < k) {  // vocabularies smaller than the beam
+        Beam filler = sentence.beams.back();
+        filler.score = kImpossible;
+        sentence.beams.push_back(std::move(filler));
+      }
+      for (Beam& beam : sentence.beams) {
+        rows.push_back(beam.row);
+        tokens.push_back(beam.ids.back());
+      }
+      next_live.push_back(std::move(sentence));
+    }
+    live = std::move(next_live);
+    if (live.empty()) break;
+    model.keep_rows(at::tensor(rows, at::kLong).to(device));
+    last = at::tensor(tokens, at::kLong).to(device);
+  }
+  return results;
+}
+
+}  // namespace nmt::decode

@@ -1,0 +1,90 @@
+#include "decode/row_decoding.h"
+
+#include <limits>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include "nmt/text/vocab.h"
+
+namespace nmt::decode {
+
+at::Tensor next_log_probs(const at::Tensor& logits) {
+  at::Tensor log_probs = logits.to(at::kFloat).log_softmax(-1);
+  log_probs.select(1, text::kPadId).fill_(-std::numeric_limits<float>::infinity());
+  log_probs.select(1, text::kSosId).fill_(-std::numeric_limits<float>::infinity());
+  return log_probs;
+}
+
+std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Tensor& source,
+                                                 const std::vector<int64_t>& lengths, int64_t max_len,
+                                                 const TokenPolicy& choose) {
+  const auto rows = static_cast<int64_t>(lengths.size());
+  std::vector<Hypothesis> hypotheses(static_cast<std::size_t>(rows));
+  std::vector<int64_t> live(static_cast<std::size_t>(rows));  // original row of each state row
+  int64_t longest_limit = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    live[static_cast<std::size_t>(r)] = r;
+    longest_limit = std::max(longest_limit, output_limit(max_len, lengths[static_cast<std::size_t>(r)]));
+  }
+  model.start(source);
+  at::Tensor last = at::full({rows}, text::kSosId, source.options().dtype(at::kLong));
+  for (int64_t t = 0; t < longest_limit && !live.empty(); ++t) {
+    const at::Tensor log_probs = next_log_probs(model.step(last));
+    const at::Tensor chosen = choose(log_probs);
+    const at::Tensor chosen_scores = log_probs.gather(1, chosen.to(log_probs.device()).unsqueeze(1)).squeeze(1).cpu();
+    const auto* ids = chosen.data_ptr<int64_t>();
+    const auto* scores = chosen_scores.data_ptr<float>();
+    std::vector<int64_t> keep;
+    std::vector<int64_t> next_live;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      Hypothesis& hypothesis = hypotheses[static_cast<std::size_t>(live[i])];
+      hypothesis.score += scores[i];
+      if (ids[i] == text::kEosId) {
+        hypothesis.is_finished = true;
+        continue;
+      }
+      hypothesis.ids.push_back(ids[i]);
+      if (static_cast<int64_t>(hypothesis.ids.size()) >= output_limit(max_len, lengths[static_cast<std::size_t>(live[i])])) {
+        continue;
+      }
+      keep.push_back(static_cast<int64_t>(i));
+      next_live.push_back(live[i]);
+    }
+    if (keep.size() != live.size() && !keep.empty()) {
+      const at::Tensor keep_rows = at::tensor(keep, at::kLong).to(source.device());
+      model.keep_rows(keep_rows);
+      last = chosen.to(source.device()).index_select(0, keep_rows);
+    } else {
+      last = chosen.to(source.device());
+    }
+    live = std::move(next_live);
+  }
+  std::vector<std::vector<Hypothesis>> out;
+  out.reserve(hypotheses.size());
+  for (Hypothesis& hypothesis : hypotheses) out.push_back({std::move(hypothesis)});
+  return out;
+}
+
+GreedySearch::GreedySearch(int64_t max_len) : max_len_(max_len) {}
+
+std::vector<std::vector<Hypothesis>> GreedySearch::search(StepModel& model, const at::Tensor& source,
+                                                          const std::vector<int64_t>& lengths) const {
+  return decode_rows(model, source, lengths, max_len_,
+                     [](const at::Tensor& log_probs) { return log_probs.argmax(-1).cpu(); });
+}
+
+SamplingSearch::SamplingSearch(double temperature, int64_t top_k, double top_p, uint64_t seed, int64_t max_len)
+    : temperature_(temperature), top_k_(top_k), top_p_(top_p), seed_(seed), max_len_(max_len) {}
+
+std::vector<std::vector<Hypothesis>> SamplingSearch::search(StepModel& model, const at::Tensor& source,
+                                                            const std::vector<int64_t>& lengths) const {
+  // A generator of its own: the same seed gives the same samples whatever else drew random numbers.
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed_);
+  return decode_rows(model, source, lengths, max_len_, [&](const at::Tensor& log_probs) {
+    const at::Tensor logits = sampling_logits(log_probs.cpu(), temperature_, top_k_, top_p_);
+    return at::multinomial(logits.softmax(-1), 1, /*replacement=*/false, generator).squeeze(1);
+  });
+}
+
+}  // namespace nmt::decode

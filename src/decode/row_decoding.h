@@ -1,0 +1,25 @@
+// The loop shared by greedy and sampling search: one hypothesis per source row, a token chosen per
+// step by a policy, finished rows dropped from the model's state.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "nmt/decode/search.h"
+
+namespace nmt::decode {
+
+// Log-probabilities [R, V] (fp32) of logits [R, V], with <PAD> and <SOS> impossible: they are
+// never targets in training, and a generated <PAD> would be masked out of its own prefix.
+at::Tensor next_log_probs(const at::Tensor& logits);
+
+// Chooses the next token of every live row from logits [R, V]; returns int64 [R] on the CPU.
+using TokenPolicy = std::function<at::Tensor(const at::Tensor& logits)>;
+
+std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Tensor& source,
+                                                 const std::vector<int64_t>& lengths, int64_t max_len,
+                                                 const TokenPolicy& choose);
+
+}  // namespace nmt::decode

@@ -1,0 +1,138 @@
+#include "nmt/decode/search.h"
+
+#include <cmath>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "decode/fake_step_model.h"
+#include "nmt/decode/transformer_step_model.h"
+#include "nmt/error.h"
+#include "nmt/text/vocab.h"
+#include "torch_test_utils.h"
+
+namespace nmt::decode {
+namespace {
+
+using text::kEosId;
+using text::kSosId;
+
+// Vocabulary of 8: <SOS> -> 4 (0.6) | 5 (0.4); 4 -> 6 (0.55) | 7 (0.45); 5 -> <EOS> (0.99) | 6;
+// 6 and 7 -> <EOS>. Greedy finds 4 6 (p = 0.33); the most likely sequence is 5 (p = 0.396).
+testing::MarkovStepModel chain() {
+  return testing::MarkovStepModel(8, {{kSosId, {0, 0, 0, 0, 0.6, 0.4, 0, 0}},
+                                      {4, {0, 0, 0, 0, 0, 0, 0.55, 0.45}},
+                                      {5, {0, 0, 0.99, 0, 0, 0, 0.01, 0}},
+                                      {6, {0, 0, 1.0, 0, 0, 0, 0, 0}},
+                                      {7, {0, 0, 1.0, 0, 0, 0, 0, 0}}});
+}
+
+at::Tensor sources(int64_t rows) { return at::full({rows, 3}, 4, at::kLong); }
+
+TEST(GreedySearchTest, FollowsTheMostLikelyTokenUntilEos) {
+  auto model = chain();
+  const auto result = GreedySearch(0).search(model, sources(2), {3, 3});
+  ASSERT_EQ(result.size(), 2u);
+  EXPECT_EQ(result[0][0].ids, (std::vector<int64_t>{4, 6}));
+  EXPECT_TRUE(result[0][0].is_finished);
+  EXPECT_NEAR(result[0][0].score, std::log(0.6) + std::log(0.55) + std::log(1.0), 1e-5);
+}
+
+TEST(GreedySearchTest, StopsAtTheLengthLimit) {
+  testing::MarkovStepModel loop(8, {{kSosId, {0, 0, 0, 0, 1, 0, 0, 0}}, {4, {0, 0, 0, 0, 1, 0, 0, 0}}});
+  const auto result = GreedySearch(5).search(loop, sources(1), {3});
+  EXPECT_EQ(result[0][0].ids.size(), 5u);
+  EXPECT_FALSE(result[0][0].is_finished);
+  EXPECT_EQ(output_limit(0, 7), 24);
+}
+
+TEST(BeamSearchTest, FindsTheSequenceGreedyMisses) {
+  auto model = chain();
+  // Raw scores (length_penalty 0): 5 <EOS> (0.396) beats greedy's 4 6 <EOS> (0.33).
+  const auto raw = BeamSearch(2, 0.0, 2, 0).search(model, sources(1), {3});
+  ASSERT_EQ(raw[0].size(), 2u);
+  EXPECT_EQ(raw[0][0].ids, (std::vector<int64_t>{5}));
+  EXPECT_NEAR(raw[0][0].score, std::log(0.4 * 0.99), 1e-5);
+  EXPECT_EQ(raw[0][1].ids, (std::vector<int64_t>{4, 6}));
+  // Normalised by length (penalty 1): log(0.33) / 3 > log(0.27) / 3 > log(0.396) / 2.
+  const auto normalised = BeamSearch(2, 1.0, 2, 0).search(model, sources(1), {3});
+  EXPECT_EQ(normalised[0][0].ids, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(normalised[0][1].ids, (std::vector<int64_t>{4, 7}));
+}
+
+TEST(BeamSearchTest, BeamOfOneMatchesGreedyOnATransformer) {
+  auto model = testing::tiny_model(model::NormPosition::kPre, 12, 3);
+  torch::manual_seed(4);
+  const auto source = torch::randint(4, 12, {5, 6}, torch::kLong);
+  const std::vector<int64_t> lengths(5, 6);
+  TransformerStepModel step_model(model);
+  const auto greedy = GreedySearch(0).search(step_model, source, lengths);
+  const auto beam = BeamSearch(1, 1.0, 1, 0).search(step_model, source, lengths);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(beam[i][0].ids, greedy[i][0].ids) << i;
+    EXPECT_NEAR(beam[i][0].score, greedy[i][0].score, 1e-4) << i;
+  }
+}
+
+TEST(SamplingSearchTest, TopKOneAndNearZeroTemperatureMatchGreedy) {
+  auto model = testing::tiny_model(model::NormPosition::kPost, 12, 5);
+  torch::manual_seed(6);
+  const auto source = torch::randint(4, 12, {4, 5}, torch::kLong);
+  const std::vector<int64_t> lengths(4, 5);
+  TransformerStepModel step_model(model);
+  const auto greedy = GreedySearch(0).search(step_model, source, lengths);
+  const auto top1 = SamplingSearch(1.0, 1, 1.0, 99, 0).search(step_model, source, lengths);
+  const auto cold = SamplingSearch(1e-6, 0, 1.0, 99, 0).search(step_model, source, lengths);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(top1[i][0].ids, greedy[i][0].ids);
+    EXPECT_EQ(cold[i][0].ids, greedy[i][0].ids);
+  }
+}
+
+TEST(SamplingSearchTest, SameSeedSameSamplesAndOtherSeedsDiffer) {
+  testing::MarkovStepModel uniform(30, {});
+  const auto a = SamplingSearch(1.0, 0, 1.0, 7, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
+  const auto b = SamplingSearch(1.0, 0, 1.0, 7, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
+  const auto c = SamplingSearch(1.0, 0, 1.0, 8, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
+  bool differs = false;
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(a[i][0].ids, b[i][0].ids);
+    differs = differs || a[i][0].ids != c[i][0].ids;
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(SamplingSearchTest, NeverLeavesTheTopKOrTopPSet) {
+  // After <SOS>: p = [.., 4: 0.5, 5: 0.3, 6: 0.15, 7: 0.05]; every path ends right after.
+  std::map<int64_t, std::vector<double>> table = {{kSosId, {0, 0, 0, 0, 0.5, 0.3, 0.15, 0.05}}};
+  for (int64_t t = 4; t < 8; ++t) table[t] = {0, 0, 1.0, 0, 0, 0, 0, 0};
+  testing::MarkovStepModel model(8, table);
+  const std::vector<int64_t> lengths(200, 3);
+  std::set<int64_t> top_k_seen, top_p_seen;
+  for (const auto& h : SamplingSearch(1.0, 2, 1.0, 1, 0).search(model, sources(200), lengths)) top_k_seen.insert(h[0].ids[0]);
+  for (const auto& h : SamplingSearch(1.0, 0, 0.75, 1, 0).search(model, sources(200), lengths)) top_p_seen.insert(h[0].ids[0]);
+  EXPECT_EQ(top_k_seen, (std::set<int64_t>{4, 5}));
+  EXPECT_EQ(top_p_seen, (std::set<int64_t>{4, 5}));  // 0.5 < 0.75 <= 0.8: the set is {4, 5}
+}
+
+TEST(SamplingLogitsTest, MasksExactlyTheTokensOutsideTheSet) {
+  const auto logits = torch::log(torch::tensor({0.1, 0.2, 0.4, 0.3}, torch::kFloat)).view({1, 4});
+  const auto kept = [](const at::Tensor& x) { return torch::isfinite(x).view({4}); };
+  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 2, 1.0)), torch::tensor({false, false, true, true})));
+  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.4)), torch::tensor({false, false, true, false})));
+  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.41)), torch::tensor({false, false, true, true})));
+  EXPECT_TRUE(testing::all_close(sampling_logits(logits, 2.0, 0, 1.0), logits / 2.0));
+}
+
+TEST(MakeSearchTest, ValidatesOptions) {
+  SearchOptions options;
+  options.strategy = Strategy::kBeam;
+  options.beam_size = 2;
+  options.n_best = 3;
+  EXPECT_THROW(make_search(options), ConfigError);
+  options.n_best = 2;
+  EXPECT_NE(dynamic_cast<BeamSearch*>(make_search(options).get()), nullptr);
+}
+
+}  // namespace
+}  // namespace nmt::decode

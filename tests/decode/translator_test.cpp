@@ -1,0 +1,96 @@
+#include "nmt/decode/translator.h"
+
+#include <gtest/gtest.h>
+
+#include "nmt/decode/transformer_step_model.h"
+#include "nmt/text/vocab.h"
+#include "nmt/text/word_tokenizer.h"
+#include "torch_test_utils.h"
+
+namespace nmt::decode {
+namespace {
+
+text::TokenizerPair words() {
+  auto tokenizer = std::make_shared<text::WordTokenizer>(
+      text::Vocab::build({"a b c d e f g h"}, 1));  // ids 4..11, the tiny model's vocabulary
+  return {tokenizer, tokenizer};
+}
+
+// The notebook's decoding: the whole prefix through the decoder at every step.
+class FullRecomputeStepModel final : public StepModel {
+ public:
+  explicit FullRecomputeStepModel(model::Transformer model) : model_(std::move(model)) {}
+  void start(const at::Tensor& source) override {
+    source_ = source;
+    memory_ = model_->encode(source);
+    prefix_ = at::empty({source.size(0), 0}, at::kLong);
+  }
+  at::Tensor step(const at::Tensor& last_ids) override {
+    prefix_ = at::cat({prefix_, last_ids.view({-1, 1})}, 1);
+    const auto hidden = model_->decode(prefix_, memory_, model::padding_mask(source_));
+    return model_->project(hidden.select(1, prefix_.size(1) - 1));
+  }
+  void keep_rows(const at::Tensor& rows) override {
+    source_ = source_.index_select(0, rows);
+    memory_ = memory_.index_select(0, rows);
+    prefix_ = prefix_.index_select(0, rows);
+  }
+
+ private:
+  model::Transformer model_;
+  at::Tensor source_, memory_, prefix_;
+};
+
+TEST(IncrementalDecodingTest, GivesTheSameTokensAndScoresAsFullRecomputation) {
+  auto model = testing::tiny_model(model::NormPosition::kPost, 12, 8);
+  torch::manual_seed(9);
+  const auto source = torch::randint(4, 12, {6, 7}, torch::kLong);
+  const std::vector<int64_t> lengths(6, 7);
+  GreedySearch greedy(12);
+  BeamSearch beam(3, 1.0, 3, 12);
+  for (const SearchStrategy* search : {static_cast<const SearchStrategy*>(&greedy), static_cast<const SearchStrategy*>(&beam)}) {
+    TransformerStepModel incremental(model);
+    FullRecomputeStepModel full(model);
+    const auto a = search->search(incremental, source, lengths);
+    const auto b = search->search(full, source, lengths);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].size(), b[i].size());
+      for (std::size_t n = 0; n < a[i].size(); ++n) {
+        EXPECT_EQ(a[i][n].ids, b[i][n].ids);
+        EXPECT_NEAR(a[i][n].score, b[i][n].score, 1e-3);
+      }
+    }
+  }
+}
+
+TEST(TranslatorTest, KeepsInputOrderAndLineCountAcrossSortedBatches) {
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(), text::CleanMode::kNotebook,
+                        torch::kCPU);
+  const std::vector<std::string> inputs = {"a b c d e f", "", "b", "c d", "   ", "h g f e d c b a", "a"};
+  SearchOptions options;
+  options.batch_size = 2;
+  const TranslationReport batched = translator.translate(inputs, options);
+  ASSERT_EQ(batched.results.size(), inputs.size());
+  EXPECT_EQ(batched.results[1][0].text, "");
+  EXPECT_EQ(batched.results[4][0].text, "");
+  options.batch_size = 1;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TranslationReport alone = translator.translate({inputs[i]}, options);
+    EXPECT_EQ(alone.results[0][0].ids, batched.results[i][0].ids) << inputs[i];
+  }
+}
+
+TEST(TranslatorTest, UnknownWordsAndOverlongInputsDoNotFail) {
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(), text::CleanMode::kNotebook,
+                        torch::kCPU);
+  std::string long_input;
+  for (int i = 0; i < 1500; ++i) long_input += "a ";
+  SearchOptions options;
+  options.max_len = 5;
+  const TranslationReport report = translator.translate({"zzz unknown words", long_input}, options);
+  EXPECT_EQ(report.truncated_inputs, 1);
+  EXPECT_LE(report.results[1][0].ids.size(), 5u);
+}
+
+}  // namespace
+}  // namespace nmt::decode
