@@ -1,0 +1,114 @@
+// End to end through the binary: train a tiny model on the sample corpus, resume it, translate
+// from arguments and stdin, evaluate and score.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_utils.h"
+
+namespace nmt::cli {
+namespace {
+
+using testing::run_command;
+using testing::run_nmt;
+
+class TrainedRunTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = new testing::ScratchDir();
+    const std::string config = scratch_->write("tiny.json", R"({
+      "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
+      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
+      "train": {"batch_size": 32, "epochs": 2, "lr": 0.003, "threads": 1}})");
+    run_dir_ = scratch_->file("run");
+    train_result_ = new testing::CommandResult(run_nmt("train --config '" + config + "' --out '" + run_dir_ + "'"));
+  }
+  static void TearDownTestSuite() {
+    delete train_result_;
+    delete scratch_;
+  }
+  static std::string model() { return " --model '" + run_dir_ + "'"; }
+
+  static testing::ScratchDir* scratch_;
+  static std::string run_dir_;
+  static testing::CommandResult* train_result_;
+};
+
+testing::ScratchDir* TrainedRunTest::scratch_ = nullptr;
+std::string TrainedRunTest::run_dir_;
+testing::CommandResult* TrainedRunTest::train_result_ = nullptr;
+
+TEST_F(TrainedRunTest, TrainWritesTheRunDirectory) {
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
+  for (const char* name : {"config.json", "train.tsv", "valid.tsv", "test.tsv", "vocab.src.txt", "vocab.tgt.txt",
+                           "checkpoint.pt", "best.pt", "metrics.jsonl"}) {
+    EXPECT_TRUE(std::filesystem::exists(run_dir_ + "/" + name)) << name;
+  }
+  const auto again = run_nmt("train --config '" + run_dir_ + "/config.json' --out '" + run_dir_ + "'");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.output.find("already holds a trained run"), std::string::npos);
+}
+
+TEST_F(TrainedRunTest, ResumeExtendsTrainingFromTheCheckpoint) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  const auto resumed = run_nmt("train --resume --out '" + run_dir_ + "' --epochs 3");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed at epoch 3"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("epoch 3/3"), std::string::npos);
+}
+
+TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  const auto from_arguments = run_nmt("translate" + model() + " 'I am hungry' 'Where is the bank?'");
+  ASSERT_EQ(from_arguments.exit_code, 0) << from_arguments.output;
+  const std::string input = scratch_->write("in.txt", "I am hungry\n\nWhere is the bank?\nxyzzy qwerty\n");
+  for (const char* strategy : {"greedy", "beam", "sample"}) {
+    const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q translate" + model() + " --strategy " +
+                                    strategy + " < '" + input + "'");
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 4) << strategy << ": " << result.output;
+  }
+}
+
+TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() + " --json --out '" +
+                                  scratch_->file("hyp.txt") + "'");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto json = nlohmann::json::parse(result.output);
+  EXPECT_EQ(json["bleu"]["signature"], "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
+  EXPECT_TRUE(json["chrf"].contains("score"));
+  EXPECT_GT(json["perplexity"].get<double>(), 1.0);
+  EXPECT_EQ(json["sentences"].get<int>(), static_cast<int>(std::count(
+      std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(run_dir_ + "/test.tsv")),
+      std::istreambuf_iterator<char>(), '\n')));
+  EXPECT_TRUE(std::filesystem::exists(scratch_->file("hyp.txt")));
+}
+
+TEST(ScoreCommandTest, MatchesSacrebleuAndRejectsMismatchedFiles) {
+  const std::string data = testing::source_dir() + "/tests/eval/testdata/sacrebleu/";
+  const auto result = run_command("'" + std::string(NMT_BINARY) + "' score --json --hyp '" + data + "hyp.txt' --ref '" +
+                                  data + "ref.txt'");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto json = nlohmann::json::parse(result.output);
+  EXPECT_NEAR(json["bleu"]["score"].get<double>(), 48.5475, 0.01);
+  EXPECT_NEAR(json["chrf"]["score"].get<double>(), 66.8836, 0.01);
+  testing::ScratchDir dir;
+  const auto mismatch = run_nmt("score --hyp '" + dir.write("h.txt", "a\nb\n") + "' --ref '" + dir.write("r.txt", "a\n") + "'");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_NE(mismatch.output.find("has 2 lines but"), std::string::npos) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("r.txt has 1"), std::string::npos);
+}
+
+TEST(TranslateCommandTest, MissingRunIsAClearError) {
+  testing::ScratchDir dir;
+  const auto result = run_nmt("translate --model '" + dir.file("nothing") + "' hello");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("is not a run directory"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace nmt::cli
