@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 nmt=build/src/nmt
-"$nmt" train --config configs/quickstart.json --out runs/quickstart
+"$nmt" train --config configs/quickstart.json   # writes runs/quickstart-<date>-<time>, runs/latest points at it
 echo "== nmt translate"
-"$nmt" translate --model runs/quickstart "I am hungry." "Where is the library?" "She likes music." "We buy flowers."
+"$nmt" translate "I am hungry." "Where is the library?" "She likes music." "We buy flowers."
 echo "== nmt eval (test split)"
-"$nmt" eval --model runs/quickstart
+"$nmt" eval

@@ -19,7 +19,7 @@ void setup_logging(const GlobalOptions& options) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_prepare(app), add_train(app), add_translate(app), add_eval(app), add_score(app)};
+  return {add_prepare(app), add_train(app), add_translate(app), add_eval(app), add_score(app), add_bench(app)};
 }
 
 }  // namespace nmt::cli

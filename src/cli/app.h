@@ -32,5 +32,10 @@ Command add_train(CLI::App& app);
 Command add_translate(CLI::App& app);
 Command add_eval(CLI::App& app);
 Command add_score(CLI::App& app);
+Command add_bench(CLI::App& app);
+
+// The two halves of `nmt bench`, added under the bench subcommand.
+Command add_bench_train(CLI::App& bench);
+Command add_bench_translate(CLI::App& bench);
 
 }  // namespace nmt::cli

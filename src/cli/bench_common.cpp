@@ -1,0 +1,64 @@
+#include "cli/bench_common.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include <ATen/ATen.h>
+#include <torch/cuda.h>
+
+namespace nmt::cli {
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+double measure_gemm_peak(const c10::Device& device, bool use_bf16) {
+  const int64_t n = device.is_cuda() ? 8192 : 1024;
+  const auto options = at::TensorOptions().device(device).dtype(device.is_cuda() && use_bf16 ? at::kBFloat16 : at::kFloat);
+  const at::Tensor a = at::randn({n, n}, options);
+  const at::Tensor b = at::randn({n, n}, options);
+  auto sync = [&] {
+    if (device.is_cuda()) torch::cuda::synchronize();
+  };
+  for (int i = 0; i < 3; ++i) a.mm(b);
+  sync();
+  int iterations = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0.0;
+  while (seconds < 0.5) {
+    a.mm(b);
+    ++iterations;
+    if (iterations % 4 == 0 || !device.is_cuda()) {
+      sync();
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  }
+  sync();
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return 2.0 * static_cast<double>(n) * n * n * iterations / seconds;
+}
+
+double training_flops(const model::TransformerOptions& options, int64_t target_vocab, const StepShape& shape,
+                      bool padded) {
+  const double d = static_cast<double>(options.d_model);
+  const double f = static_cast<double>(options.ff_mult) * d;
+  const double layers = static_cast<double>(options.layers);
+  // Positions that are computed, and the lengths attention runs over.
+  const double source_positions = padded ? static_cast<double>(shape.rows * shape.source_length)
+                                         : static_cast<double>(shape.source_tokens);
+  const double target_positions = padded ? static_cast<double>(shape.rows * shape.target_length)
+                                         : static_cast<double>(shape.target_tokens);
+  const double s = source_positions / std::max<double>(1.0, static_cast<double>(shape.rows));
+  const double t = target_positions / std::max<double>(1.0, static_cast<double>(shape.rows));
+  // Per position, 2 FLOPs per multiply-add: projections, feed-forward, attention scores and mixing.
+  const double encoder = source_positions * (2 * (4 * d * d + 2 * d * f) + 4 * s * d);
+  const double decoder = target_positions * (2 * (8 * d * d + 2 * d * f) + 4 * (t + s) * d) +
+                         source_positions * 2 * 2 * d * d;  // cross-attention keys and values
+  const double output = static_cast<double>(shape.target_tokens) * 2 * d * static_cast<double>(target_vocab);
+  return 3.0 * (layers * (encoder + decoder) + output);
+}
+
+}  // namespace nmt::cli
