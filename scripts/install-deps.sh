@@ -8,7 +8,7 @@ packages=(
   libtorch-dev libopenblas0-openmp          # LibTorch 1.13 (CPU) and a fast BLAS for it
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
-  libgtest-dev
+  libgtest-dev libpng-dev                   # libpng decodes the browser tests' screenshots
   python3                                   # the tests compare cleaning with the reference script
 )
 if [[ "${NMT_WITH_BROWSER:-1}" == 1 ]]; then

@@ -19,7 +19,8 @@ void setup_logging(const GlobalOptions& options) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_prepare(app), add_train(app), add_translate(app), add_eval(app), add_score(app), add_bench(app)};
+  return {add_prepare(app), add_train(app), add_translate(app), add_eval(app), add_score(app),
+          add_attention(app), add_report(app), add_bench(app)};
 }
 
 }  // namespace nmt::cli

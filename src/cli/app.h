@@ -32,6 +32,8 @@ Command add_train(CLI::App& app);
 Command add_translate(CLI::App& app);
 Command add_eval(CLI::App& app);
 Command add_score(CLI::App& app);
+Command add_attention(CLI::App& app);
+Command add_report(CLI::App& app);
 Command add_bench(CLI::App& app);
 
 // The two halves of `nmt bench`, added under the bench subcommand.

@@ -1,0 +1,247 @@
+// render_report_html of nmt/viz/report_page.h.
+#include "nmt/viz/report_page.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "viz/html.h"
+#include "viz/svg_chart.h"
+
+namespace nmt::viz {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kTrainColour = "#1f6feb";
+constexpr const char* kValidColour = "#e8590c";
+constexpr const char* kBleuColour = "#1a7f37";
+
+constexpr std::string_view kReportStyle =
+    R"css(.stats { display: flex; flex-wrap: wrap; gap: 12px; margin: 18px 0 4px; }
+.stat { min-width: 130px; padding: 10px 14px; border: 1px solid var(--line); border-radius: 8px; background: var(--soft); }
+.stat .value { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.stat .name { font-size: 13px; color: var(--muted); }
+.charts { display: flex; flex-wrap: wrap; gap: 16px; }
+.chart { margin: 0; padding: 10px 12px 4px; border: 1px solid var(--line); border-radius: 8px; }
+.chart figcaption { font-weight: 600; font-size: 14px; }
+.chart-svg { max-width: 100%; height: auto; display: block; }
+.chart-svg .grid { stroke: #eaeef2; }
+.chart-svg .axis-line { stroke: #8c959f; }
+.chart-svg text { font-size: 12px; fill: var(--muted); }
+.chart-svg .axis-label, .chart-svg .legend { font-size: 13px; fill: var(--fg); }
+.chart-svg .line { stroke-linejoin: round; stroke-linecap: round; }
+.sections { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
+table.kv th { background: none; font-weight: normal; color: var(--muted); }
+)css";
+
+// The run at a glance, from the records.
+struct Summary {
+  double steps = kNaN;
+  double epochs = kNaN;
+  double seconds = kNaN;
+  double best_valid_loss = kNaN;
+  double best_valid_ppl = kNaN;
+  std::string end_reason;
+};
+
+double number_or(const nlohmann::json& record, const char* key, double fallback) {
+  const auto it = record.find(key);
+  return it != record.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string string_or(const nlohmann::json& record, const char* key, const std::string& fallback) {
+  const auto it = record.find(key);
+  return it != record.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+Summary summarize(const std::vector<nlohmann::json>& records) {
+  Summary summary;
+  for (const nlohmann::json& record : records) {
+    if (!record.is_object()) continue;
+    summary.steps = number_or(record, "step", summary.steps);
+    summary.seconds = number_or(record, "train_seconds", summary.seconds);
+    const std::string event = string_or(record, "event", "");
+    if (event == "epoch") summary.epochs = number_or(record, "epoch", summary.epochs);
+    if (event == "end") summary.end_reason = string_or(record, "reason", summary.end_reason);
+    const double valid = number_or(record, "valid_loss", kNaN);
+    if (event == "epoch" && !(valid >= summary.best_valid_loss)) {
+      summary.best_valid_loss = valid;
+      summary.best_valid_ppl = number_or(record, "valid_ppl", kNaN);
+    }
+  }
+  return summary;
+}
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds)) return "n/a";
+  const auto total = static_cast<long long>(std::llround(seconds));
+  if (total < 60) return format_number(seconds, 3) + " s";
+  if (total < 3600) return std::to_string(total / 60) + " min " + std::to_string(total % 60) + " s";
+  return std::to_string(total / 3600) + " h " + std::to_string(total % 3600 / 60) + " min";
+}
+
+std::string stat(const std::string& value, const std::string& name) {
+  return "<div class=\"stat\"><div class=\"value\">" + escape_html(value) + "</div><div class=\"name\">" +
+         escape_html(name) + "</div></div>";
+}
+
+std::string summary_section(const Summary& summary, const nlohmann::json& scores) {
+  std::string out = "<div class=\"stats\">";
+  out += stat(format_number(summary.steps, 12), "steps");
+  out += stat(format_number(summary.epochs, 6), "epochs");
+  out += stat(format_duration(summary.seconds), "training time");
+  out += stat(format_number(summary.best_valid_loss, 4), "best valid loss");
+  if (std::isfinite(summary.best_valid_ppl))
+    out += stat(format_number(summary.best_valid_ppl, 4), "valid ppl");
+  if (scores.is_object()) {
+    for (const auto& [name, value] : scores.items()) {
+      if (value.is_number()) out += stat(format_number(value.get<double>(), 4), name);
+    }
+  }
+  if (!summary.end_reason.empty()) out += stat(summary.end_reason, "ended");
+  return out + "</div>\n";
+}
+
+const Curve* find_curve(const std::vector<Curve>& curves, const std::string& name) {
+  const auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.name == name; });
+  return it == curves.end() ? nullptr : &*it;
+}
+
+// x in steps, or in training time expressed in `unit_seconds` units.
+ChartSeries series_of(const Curve& curve, const char* colour, double unit_seconds) {
+  ChartSeries series{curve.name, colour, curve.steps, curve.values};
+  if (unit_seconds > 0) {
+    series.xs = curve.seconds;
+    for (double& x : series.xs) x /= unit_seconds;
+  }
+  return series;
+}
+
+std::string loss_charts(const std::vector<Curve>& curves, double largest_seconds) {
+  const double unit = largest_seconds < 120 ? 1 : largest_seconds < 7200 ? 60 : 3600;
+  const std::string unit_name = unit == 1 ? "s" : unit == 60 ? "min" : "h";
+  std::vector<ChartSeries> by_step;
+  std::vector<ChartSeries> by_time;
+  for (const auto& [name, colour] :
+       {std::pair{"train loss", kTrainColour}, std::pair{"valid loss", kValidColour}}) {
+    if (const Curve* curve = find_curve(curves, name)) {
+      by_step.push_back(series_of(*curve, colour, 0));
+      by_time.push_back(series_of(*curve, colour, unit));
+    }
+  }
+  if (by_step.empty()) return "";
+  std::string out = "<h2>Loss</h2>\n<div class=\"charts\">";
+  out += render_line_chart(by_step, {"Loss against steps", "step", "loss"});
+  out +=
+      render_line_chart(by_time, {"Loss against training time", "training time (" + unit_name + ")", "loss"});
+  return out + "</div>\n";
+}
+
+std::string bleu_chart(const std::vector<Curve>& curves) {
+  const Curve* curve = find_curve(curves, "BLEU");
+  if (curve == nullptr) return "";
+  if (curve->values.size() == 1) {
+    return "<h2>BLEU</h2>\n<p>BLEU " + format_number(curve->values[0], 4) + " at step " +
+           format_number(curve->steps[0], 12) + ".</p>\n";
+  }
+  return "<h2>BLEU</h2>\n<div class=\"charts\">" +
+         render_line_chart({series_of(*curve, kBleuColour, 0)}, {"BLEU against steps", "step", "BLEU"}) +
+         "</div>\n";
+}
+
+std::string cell(double value, int significant) {
+  return "<td class=\"num\">" + (std::isfinite(value) ? format_number(value, significant) : "") + "</td>";
+}
+
+std::string epoch_table(const std::vector<nlohmann::json>& records) {
+  std::string rows;
+  for (const nlohmann::json& record : records) {
+    if (!record.is_object() || string_or(record, "event", "") != "epoch") continue;
+    const auto is_best = record.find("is_best");
+    rows += "<tr>" + cell(number_or(record, "epoch", kNaN), 6) + cell(number_or(record, "step", kNaN), 12) +
+            cell(number_or(record, "train_loss", kNaN), 4) + cell(number_or(record, "valid_loss", kNaN), 4) +
+            cell(number_or(record, "valid_ppl", kNaN), 4) + "<td class=\"num\">" +
+            format_duration(number_or(record, "train_seconds", kNaN)) + "</td><td>" +
+            (is_best != record.end() && is_best->is_boolean() && is_best->get<bool>() ? "best" : "") +
+            "</td></tr>\n";
+  }
+  if (rows.empty()) return "";
+  return "<h2>Epochs</h2>\n<table><tr><th class=\"num\">epoch</th><th class=\"num\">step</th>"
+         "<th class=\"num\">train loss</th><th class=\"num\">valid loss</th><th class=\"num\">valid ppl</th>"
+         "<th class=\"num\">training time</th><th></th></tr>\n" +
+         rows + "</table>\n";
+}
+
+std::string json_value(const nlohmann::json& value) {
+  if (value.is_string()) return "<code>" + escape_html(value.get<std::string>()) + "</code>";
+  if (value.is_null()) return "<span class=\"note\">none</span>";
+  return "<code>" + escape_html(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+         "</code>";
+}
+
+// One row per leaf of value; nested objects give dotted keys.
+void json_rows(const nlohmann::json& value, const std::string& prefix, std::string& out) {
+  if (value.is_object() && !value.empty()) {
+    for (const auto& [key, child] : value.items())
+      json_rows(child, prefix.empty() ? key : prefix + "." + key, out);
+    return;
+  }
+  out += "<tr><th>" + escape_html(prefix) + "</th><td>" + json_value(value) + "</td></tr>\n";
+}
+
+std::string json_table(const nlohmann::json& value) {
+  std::string rows;
+  json_rows(value, "", rows);
+  return "<table class=\"kv\">\n" + rows + "</table>\n";
+}
+
+std::string config_section(const nlohmann::json& config) {
+  std::string out = "<h2>Configuration</h2>\n";
+  if (!config.is_object() || config.empty())
+    return out + "<p class=\"empty\">No configuration was given.</p>\n";
+  // The sections in pipeline order, then any others in key order.
+  std::vector<std::string> sections;
+  for (const char* known : {"data", "text", "model", "train", "decode"}) {
+    if (config.contains(known)) sections.emplace_back(known);
+  }
+  for (const auto& [section, value] : config.items()) {
+    if (std::find(sections.begin(), sections.end(), section) == sections.end()) sections.push_back(section);
+  }
+  out += "<div class=\"sections\">";
+  for (const std::string& section : sections) {
+    out += "<div class=\"section\"><h3>" + escape_html(section) + "</h3>" + json_table(config[section]) +
+           "</div>";
+  }
+  return out + "</div>\n";
+}
+
+}  // namespace
+
+std::string render_report_html(const ReportInput& input) {
+  const std::vector<Curve> curves = training_curves(input.records);
+  const Summary summary = summarize(input.records);
+  std::string out = page_begin("Training report: " + input.title, kReportStyle);
+  out += "<h1>Training report</h1>\n<div class=\"sub\"><code>" + escape_html(input.title) + "</code></div>\n";
+  if (input.records.empty()) {
+    out +=
+        "<p class=\"empty\">No metrics yet: metrics.jsonl holds no records, so there is nothing to "
+        "plot.</p>\n";
+  } else {
+    out += summary_section(summary, input.scores);
+    if (find_curve(curves, "train loss") == nullptr && find_curve(curves, "valid loss") == nullptr) {
+      out +=
+          "<p class=\"empty\">No loss recorded yet: the metrics hold no \"train\" or \"epoch\" "
+          "records.</p>\n";
+    }
+    out += loss_charts(curves, std::isfinite(summary.seconds) ? summary.seconds : 0.0);
+    out += bleu_chart(curves);
+    out += epoch_table(input.records);
+  }
+  if (!input.scores.is_null()) out += "<h2>Final scores</h2>\n" + json_table(input.scores);
+  out += config_section(input.config);
+  out += page_end();
+  return out;
+}
+
+}  // namespace nmt::viz
