@@ -12,6 +12,7 @@
 #include "cli/app.h"
 #include "cli/config_flags.h"
 #include "cli/pipeline.h"
+#include "cli/report_writer.h"
 #include "cli/run_dir.h"
 #include "nmt/data/batcher.h"
 #include "nmt/device.h"
@@ -111,6 +112,11 @@ int run_training(const TrainArgs& args, const ConfigFlags& flags) {
 
   StopOnSignal stop_on_signal;
   const train::TrainResult result = trainer.run(g_stop_requested);
+  try {
+    write_report(run_dir, run_dir + "/report.html");
+  } catch (const std::exception& error) {
+    spdlog::warn("could not write {}/report.html: {}", run_dir, error.what());
+  }
   switch (result.reason) {
     case train::StopReason::kFinished:
     case train::StopReason::kEarlyStopped:
