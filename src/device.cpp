@@ -2,6 +2,12 @@
 
 #include <thread>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+
+#include <climits>
+#endif
+
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 
@@ -29,6 +35,14 @@ int64_t set_threads(int64_t threads) {
   const int64_t count = threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency());
   at::set_num_threads(static_cast<int>(count));
   return count;
+}
+
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 0);                  // large blocks come from the heap too ...
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);    // ... and stay there once freed
+  mallopt(M_TOP_PAD, 256 << 20);           // grow the heap in large steps
+#endif
 }
 
 std::string describe_device(const c10::Device& device) {

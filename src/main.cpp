@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     app.exit(error);
     return 2;
   }
-  nmt::cli::setup_logging(global);
+  nmt::cli::setup_process(global);
   try {
     for (const auto& [subcommand, run] : commands) {
       if (subcommand->parsed()) return run();

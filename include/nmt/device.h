@@ -16,6 +16,12 @@ c10::Device resolve_device(const std::string& name);
 // the number set.
 int64_t set_threads(int64_t threads);
 
+// Keeps memory the process frees for reuse instead of handing it back to the kernel. Every training
+// or decoding step allocates and frees the same large tensors; with glibc's defaults each one over
+// 32 MiB is a fresh mmap whose pages fault in again on first touch, which cost 40% of a CPU
+// training step (README, Performance). No-op outside glibc.
+void keep_freed_memory();
+
 // "cpu (2 threads)" or "cuda:0 (NVIDIA H100 80GB HBM3)".
 std::string describe_device(const c10::Device& device);
 

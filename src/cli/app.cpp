@@ -3,6 +3,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "nmt/device.h"
+
 namespace nmt::cli {
 
 void add_global_options(CLI::App& app, GlobalOptions& options) {
@@ -10,7 +12,8 @@ void add_global_options(CLI::App& app, GlobalOptions& options) {
   app.add_flag("-v,--verbose", options.is_verbose, "Print debug records too")->excludes(quiet);
 }
 
-void setup_logging(const GlobalOptions& options) {
+void setup_process(const GlobalOptions& options) {
+  keep_freed_memory();
   auto logger = spdlog::stderr_color_mt("nmt");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   logger->set_level(options.is_quiet ? spdlog::level::warn

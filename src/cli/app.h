@@ -21,8 +21,9 @@ struct GlobalOptions {
 using Command = std::pair<CLI::App*, std::function<int()>>;
 
 void add_global_options(CLI::App& app, GlobalOptions& options);
-// Configures spdlog's default logger (stderr, level from the global options).
-void setup_logging(const GlobalOptions& options);
+// Process-wide set-up before a subcommand runs: spdlog's default logger (stderr, level from the
+// global options) and the allocator policy (nmt::keep_freed_memory).
+void setup_process(const GlobalOptions& options);
 
 // Every subcommand, in the order --help lists them.
 std::vector<Command> add_commands(CLI::App& app);
