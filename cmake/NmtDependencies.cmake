@@ -1,16 +1,28 @@
 # Every third-party dependency, found once. Debian 12 packages provide all of them
-# (scripts/install-deps.sh); on the GPU machine scripts/gpu-build.sh points
-# CMAKE_PREFIX_PATH at the PyTorch wheel and at unpacked Debian packages.
+# (scripts/install-deps.sh); on the GPU machine scripts/gpu-build.sh points CMAKE_PREFIX_PATH at
+# the PyTorch wheel's LibTorch and at Debian packages unpacked into .deps/.
 find_package(Torch REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json REQUIRED)
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
-pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+
+# SentencePiece and utf8proc ship pkg-config files only; plain find_* calls also work where
+# pkg-config is missing (the GPU machine) and honour CMAKE_PREFIX_PATH.
+function(nmt_find_c_library target header)
+  cmake_parse_arguments(ARG "" "" "NAMES" ${ARGN})
+  find_path(${target}_INCLUDE_DIR ${header} REQUIRED)
+  add_library(nmt::${target} INTERFACE IMPORTED)
+  foreach(name IN LISTS ARG_NAMES)
+    find_library(${target}_${name}_LIBRARY ${name} REQUIRED)
+    target_link_libraries(nmt::${target} INTERFACE ${${target}_${name}_LIBRARY})
+  endforeach()
+  target_include_directories(nmt::${target} SYSTEM INTERFACE ${${target}_INCLUDE_DIR})
+endfunction()
+nmt_find_c_library(utf8proc utf8proc.h NAMES utf8proc)
+nmt_find_c_library(sentencepiece sentencepiece_processor.h NAMES sentencepiece sentencepiece_train)
 
 # TorchConfig puts its ABI flag in TORCH_CXX_FLAGS; the Debian libraries and the wheel both use the
-# C++11 ABI, so every target must agree with it.
+# C++11 ABI, so every target that sees Torch must agree with it.
 add_library(nmt_torch INTERFACE)
 target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
 target_include_directories(nmt_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
