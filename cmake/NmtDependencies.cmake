@@ -26,5 +26,12 @@ nmt_find_c_library(sentencepiece sentencepiece_processor.h NAMES sentencepiece s
 add_library(nmt_torch INTERFACE)
 target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
 target_include_directories(nmt_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+# The PyTorch wheel ships fmt 12 headers inside its include directory, where they would shadow the
+# fmt that Debian's spdlog 1.10 was built against; the packaged fmt must come first. (On Debian
+# both live in /usr/include and nothing needs reordering.)
+get_target_property(_nmt_fmt_dirs fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
+if(_nmt_fmt_dirs AND NOT _nmt_fmt_dirs STREQUAL "/usr/include")
+  target_include_directories(nmt_torch SYSTEM BEFORE INTERFACE ${_nmt_fmt_dirs})
+endif()
 separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})
