@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <c10/core/GradMode.h>
 
 #include "nmt/error.h"
 
@@ -45,7 +46,7 @@ void Adam::step(double lr) {
   const double bias2 = 1.0 - std::pow(options_.beta2, static_cast<double>(steps_));
   const double step_size = lr / bias1;
   const double inv_sqrt_bias2 = 1.0 / std::sqrt(bias2);
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
 
   std::vector<at::Tensor> params, grads, ms, vs;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
@@ -87,7 +88,7 @@ void Adam::load_state(int64_t steps, const std::vector<at::Tensor>& first, const
     throw CheckpointError("optimiser state has " + std::to_string(first.size()) + " tensors, the model " +
                           std::to_string(parameters_.size()));
   }
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     if (!first[i].sizes().equals(parameters_[i].sizes()) || !second[i].sizes().equals(parameters_[i].sizes())) {
       throw CheckpointError("optimiser state tensor " + std::to_string(i) + " does not match its parameter's shape");
