@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "nmt/crash_report.h"
 #include "nmt/device.h"
 
 namespace nmt::cli {
@@ -13,6 +14,7 @@ void add_global_options(CLI::App& app, GlobalOptions& options) {
 }
 
 void setup_process(const GlobalOptions& options) {
+  install_crash_report();
   keep_freed_memory();
   auto logger = spdlog::stderr_color_mt("nmt");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 
+#include "nmt/crash_report.h"
 #include "nmt/decode/translator.h"
 #include "nmt/text/vocab.h"
 #include "nmt/text/word_tokenizer.h"
@@ -18,6 +19,12 @@ namespace {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device"
 
 const torch::Device kCuda(torch::kCUDA, 0);
+
+// A crash on the GPU machine should say where (nothing to install where the tests skip).
+[[maybe_unused]] const bool kHasCrashReport = [] {
+  install_crash_report();
+  return true;
+}();
 
 std::vector<data::EncodedPair> copy_pairs(int count) {
   std::vector<data::EncodedPair> pairs;
@@ -61,15 +68,18 @@ TEST(CudaTest, TrainingStepsAgreeWithTheCpu) {
   train::Trainer cpu_trainer(cpu, {options, dir.path(), "{}", torch::kCPU, false}, copy_pairs(32), {});
   train::Trainer gpu_trainer(gpu, {options, dir.path(), "{}", kCuda, false}, copy_pairs(32), {});
   const auto plan = cpu_trainer.epoch_plan(0);
-  for (int step = 0; step < 3; ++step) {
+  // Losses after each update depend on every earlier update, so they check the optimiser too.
+  for (int step = 0; step < 4; ++step) {
     const auto batch = data::collate(copy_pairs(32), plan[static_cast<std::size_t>(step)]);
     const double cpu_loss = cpu_trainer.train_step(batch).loss.sum.item<double>();
     const double gpu_loss = gpu_trainer.train_step(batch).loss.sum.item<double>();
-    EXPECT_NEAR(gpu_loss, cpu_loss, 1e-3 * std::abs(cpu_loss));
+    EXPECT_NEAR(gpu_loss, cpu_loss, 1e-3 * std::abs(cpu_loss)) << "step " << step;
   }
+  // Adam moves every weight by up to lr per step whatever the gradient's size, so weights whose
+  // gradient is rounding noise (the key biases: softmax ignores them) may differ by that much.
   auto gpu_parameters = gpu->named_parameters();
   for (const auto& item : cpu->named_parameters()) {
-    EXPECT_TRUE(testing::all_close(gpu_parameters[item.key()].cpu(), item.value(), 1e-4)) << item.key();
+    EXPECT_TRUE(torch::allclose(gpu_parameters[item.key()].cpu(), item.value(), 1e-4, 4 * options.lr)) << item.key();
   }
 }
 
