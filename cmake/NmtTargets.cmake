@@ -9,3 +9,11 @@ function(nmt_add_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE nmt_warnings)
 endfunction()
+
+# The PyTorch wheel's libtorch.so exports its own copies of some std::filesystem functions, and
+# they crash when an executable's calls bind to them (seen: std::filesystem::remove_all jumping to
+# address 0). Putting libstdc++ first among an executable's needed libraries makes the dynamic
+# linker bind those calls to the C++ runtime's own definitions.
+function(nmt_prefer_libstdcxx target)
+  target_link_options(${target} BEFORE PRIVATE -Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state)
+endfunction()
