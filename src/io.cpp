@@ -1,5 +1,8 @@
 #include "nmt/io.h"
 
+#include <ftw.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -45,6 +48,13 @@ void write_file_atomically(const std::string& path, const std::function<void(std
 
 void write_text_atomically(const std::string& path, const std::string& text) {
   write_file_atomically(path, [&text](std::ostream& out) { out << text; });
+}
+
+bool remove_tree(const std::string& path) {
+  if (::access(path.c_str(), F_OK) != 0) return true;
+  // Depth first (FTW_DEPTH), without following symbolic links (FTW_PHYS).
+  const auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) { return ::remove(entry); };
+  return ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0;
 }
 
 std::string read_text_file(const std::string& path) {

@@ -11,6 +11,8 @@
 
 #include <sys/wait.h>
 
+#include "nmt/io.h"
+
 namespace nmt::testing {
 
 // A fresh directory under the system temp dir, removed with its content on destruction.
@@ -21,10 +23,7 @@ class ScratchDir {
     path_ = std::filesystem::temp_directory_path() / ("nmt-test-" + std::to_string(device()));
     std::filesystem::create_directories(path_);
   }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
+  ~ScratchDir() { remove_tree(path_.string()); }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
 

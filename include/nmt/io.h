@@ -19,6 +19,11 @@ void write_text_atomically(const std::string& path, const std::string& text);
 // Renames tmp_path over path, throwing nmt::Error naming both on failure.
 void commit_file(const std::string& tmp_path, const std::string& path);
 
+// Deletes a directory tree (or a file); true when nothing is left. Used instead of
+// std::filesystem::remove_all, whose copy exported by the PyTorch wheel's libtorch.so crashes
+// when calls bind to it. Never throws.
+bool remove_tree(const std::string& path);
+
 // Whole file as a string; throws nmt::Error when it cannot be opened.
 std::string read_text_file(const std::string& path);
 

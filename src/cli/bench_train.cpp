@@ -17,6 +17,7 @@
 #include "cli/pipeline.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
+#include "nmt/io.h"
 #include "nmt/train/trainer.h"
 
 namespace nmt::cli {
@@ -47,10 +48,7 @@ class TemporaryDirectory {
       : path_((std::filesystem::temp_directory_path() / ("nmt-bench-" + std::to_string(getpid()))).string()) {
     std::filesystem::create_directories(path_);
   }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
+  ~TemporaryDirectory() { remove_tree(path_); }
   TemporaryDirectory(const TemporaryDirectory&) = delete;
   TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
   const std::string& path() const { return path_; }

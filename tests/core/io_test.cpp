@@ -35,6 +35,16 @@ TEST(AtomicWriteTest, AFailedWriteKeepsThePreviousContent) {
   EXPECT_THROW(write_text_atomically(dir.file("missing/dir/a.txt"), "x"), Error);
 }
 
+TEST(RemoveTreeTest, RemovesNestedDirectoriesAndAcceptsMissingPaths) {
+  testing::ScratchDir dir;
+  std::filesystem::create_directories(dir.file("a/b/c"));
+  dir.write("a/b/c/file.txt", "x");
+  dir.write("a/top.txt", "y");
+  EXPECT_TRUE(remove_tree(dir.file("a")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("a")));
+  EXPECT_TRUE(remove_tree(dir.file("never-existed")));
+}
+
 TEST(ReadLinesTest, StripsLineEnds) {
   testing::ScratchDir dir;
   EXPECT_EQ(read_lines(dir.write("l.txt", "a\r\nb\n\nc")), (std::vector<std::string>{"a", "b", "", "c"}));
