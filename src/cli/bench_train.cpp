@@ -100,7 +100,7 @@ int run_bench_train(const BenchTrainArgs& args, const ConfigFlags& flags) {
   model->to(device);
   train::Trainer trainer(model, train::TrainerSetup{config.train, scratch.path(), "{}", device, false},
                          data::encode_pairs(prepared.splits.train, prepared.tokenizers), {});
-  const bool uses_bf16 = device.is_cuda() && config.train.precision != train::Precision::kFp32;
+  const bool uses_bf16 = train::uses_bf16(config.train.precision, device.is_cuda());
 
   spdlog::info("warm-up: {} steps", args.warmup);
   run_steps(trainer, config, target_vocab, 0, args.warmup, false);

@@ -115,7 +115,7 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
   const train::ValidationResult loss =
       train::evaluate_loss(run.model, data::encode_pairs(data.cleaned_pairs, run.tokenizers), batching,
                            config.train.label_smoothing, device,
-                           device.is_cuda() && config.train.precision != train::Precision::kFp32);
+                           train::uses_bf16(config.train.precision, device.is_cuda()));
 
   nlohmann::json result = scores_json(scores);
   result["loss"] = loss.loss;

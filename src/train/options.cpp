@@ -5,6 +5,8 @@
 
 namespace nmt::train {
 
+bool uses_bf16(Precision precision, bool is_cuda) { return is_cuda && precision == Precision::kBf16; }
+
 void TrainOptions::validate() const {
   check::positive("batch_size", batch_size);
   check::non_negative("max_tokens", max_tokens);

@@ -63,7 +63,7 @@ Trainer::Trainer(model::Transformer model, TrainerSetup setup, std::vector<data:
       optimizer_(parameters_, AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2, setup_.options.adam_eps}) {}
 
 bool Trainer::uses_bf16() const {
-  return setup_.device.is_cuda() && setup_.options.precision != Precision::kFp32;
+  return train::uses_bf16(setup_.options.precision, setup_.device.is_cuda());
 }
 
 data::BatchPlan Trainer::epoch_plan(int64_t epoch) const {

@@ -13,9 +13,14 @@ enum class Schedule {
   kInverseSqrt,  // linear warmup to lr, then lr * sqrt(warmup / step) (Vaswani et al. 2017, 5.3)
 };
 
-// Arithmetic used for the forward and backward passes on CUDA; CPU always trains in fp32.
-// (fp16 would need loss scaling; bf16 has fp32's range and does not.)
+// Arithmetic of the forward and backward passes on CUDA; the CPU always computes in fp32.
+// bf16 autocast is an option (it has fp32's range, so unlike fp16 it needs no loss scaling);
+// `auto` means fp32 because for nmt's model sizes bf16 measured slower on an H100
+// (README, CUDA), the cast overhead outweighing faster matrix products.
 enum class Precision { kAuto, kFp32, kBf16 };
+
+// True when a pass on CUDA (is_cuda) runs under bf16 autocast.
+bool uses_bf16(Precision precision, bool is_cuda);
 
 struct TrainOptions {
   int64_t batch_size = 128;       // sentences per batch (when max_tokens is 0)
@@ -34,7 +39,7 @@ struct TrainOptions {
   int64_t log_every = 50;         // steps between progress records
   int64_t save_every = 0;         // steps between mid-epoch checkpoints; 0 = end of each epoch only
   int64_t average_last = 0;       // also write averaged.pt, the mean of the last N epoch checkpoints
-  Precision precision = Precision::kAuto;  // CUDA autocast: auto = bf16 where supported
+  Precision precision = Precision::kAuto;  // CUDA arithmetic: auto (= fp32), fp32 or bf16 autocast
   double adam_beta1 = 0.9;        // Adam's first-moment decay
   double adam_beta2 = 0.999;      // Adam's second-moment decay
   double adam_eps = 1e-8;         // Adam's denominator epsilon
