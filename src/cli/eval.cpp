@@ -34,6 +34,7 @@ struct EvalArgs {
   std::string reference_file;
   std::string hypotheses_out;
   bool is_json = false;
+  bool is_notebook_form = false;  // score every model in the notebook's cleaned form
 };
 
 struct EvalData {
@@ -104,13 +105,19 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::string> hypotheses;
   for (const auto& result : report.results) hypotheses.push_back(result.front().decoded);
+
+  std::vector<std::string> references = data.references;
+  if (args.is_notebook_form) {
+    for (auto* lines : {&hypotheses, &references}) {
+      for (std::string& line : *lines) line = text::clean_notebook(line);
+    }
+  }
   if (!args.hypotheses_out.empty()) {
     write_file_atomically(args.hypotheses_out, [&hypotheses](std::ostream& out) {
       for (const auto& line : hypotheses) out << line << '\n';
     });
   }
-
-  const Scores scores = score_corpus(hypotheses, {data.references});
+  const Scores scores = score_corpus(hypotheses, {references});
   const data::BatchingOptions batching{config.train.batch_size, config.train.max_tokens, 0, false};
   const train::ValidationResult loss =
       train::evaluate_loss(run.model, data::encode_pairs(data.cleaned_pairs, run.tokenizers), batching,
@@ -124,7 +131,7 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
   result["sentences"] = hypotheses.size();
   result["data"] = data.description;
   result["checkpoint"] = run.checkpoint;
-  result["references"] = reference_form(config.text.clean);
+  result["references"] = reference_form(args.is_notebook_form ? text::CleanMode::kNotebook : config.text.clean);
   result["strategy"] = config_to_json(config)["decode"];
   result["sentences_per_s"] = static_cast<double>(hypotheses.size()) / std::max(seconds, 1e-9);
   if (args.is_json) {
@@ -135,10 +142,12 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
                              std::exp(loss.nll))
               << fmt::format("{} sentences of the {} with {} ({:.1f} sentences/s)\n", hypotheses.size(),
                              data.description, run.checkpoint, result["sentences_per_s"].get<double>())
-              << "scored: " << reference_form(config.text.clean) << '\n';
+              << "scored: " << reference_form(args.is_notebook_form ? text::CleanMode::kNotebook : config.text.clean)
+              << '\n';
   }
   train::MetricsLog metrics(run_dir + "/metrics.jsonl");
   metrics.write({{"event", "eval"}, {"data", data.description}, {"checkpoint", run.checkpoint},
+                 {"notebook_form", args.is_notebook_form},
                  {"bleu", scores.bleu.score}, {"chrf", scores.chrf.score}, {"loss", loss.loss},
                  {"perplexity", std::exp(loss.nll)}});
   return 0;
@@ -163,6 +172,9 @@ Command add_eval(CLI::App& app) {
       ->check(CLI::ExistingFile);
   command->add_option("-o,--out", args->hypotheses_out, "Also write the hypotheses, exactly as scored");
   command->add_flag("--json", args->is_json, "Print one JSON object instead of text");
+  command->add_flag("--notebook-form", args->is_notebook_form,
+                    "Score hypotheses and references after the notebook's cleaning (lowercase, punctuation\n"
+                    "split), so that subword and word models are compared on equal terms");
   add_decode_flags(*flags);
   add_runtime_flags(*flags);
   command->footer(

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include <ATen/ATen.h>
 #include <spdlog/spdlog.h>
@@ -18,6 +20,16 @@ namespace nmt::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Current resident memory (VmRSS) in MiB, logged so that long runs show whether memory grows.
+double resident_memory_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0.0;
+}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -279,7 +291,7 @@ TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
         line.tokens_per_second = static_cast<double>(window_target_tokens) / std::max(window_seconds, 1e-9);
         metrics.write({{"event", "train"}, {"epoch", line.epoch}, {"step", line.step}, {"loss", line.loss},
                        {"lr", line.lr}, {"tgt_tokens_per_s", line.tokens_per_second},
-                       {"train_seconds", progress_.train_seconds}});
+                       {"train_seconds", progress_.train_seconds}, {"rss_mib", resident_memory_mib()}});
         display.log(line);
         window_loss.zero_();
         window_tokens.zero_();
