@@ -9,7 +9,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
   libgtest-dev libpng-dev                   # libpng decodes the browser tests' screenshots
-  python3                                   # the tests compare cleaning with the reference script
+  python3 python3-sentencepiece             # tests: cleaning against the reference script, .model files
 )
 if [[ "${NMT_WITH_BROWSER:-1}" == 1 ]]; then
   packages+=(chromium)                      # rendering tests of the HTML pictures

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_utils.h"
+#include "viz/screenshot.h"
 
 namespace nmt::cli {
 namespace {
@@ -86,6 +87,49 @@ TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
       std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(run_dir_ + "/test.tsv")),
       std::istreambuf_iterator<char>(), '\n')));
   EXPECT_TRUE(std::filesystem::exists(scratch_->file("hyp.txt")));
+}
+
+// `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium and
+// show every token of the sentence.
+TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  if (!testing::has_chromium()) GTEST_SKIP() << "no " << testing::kChromium;
+  testing::ScratchDir pages;
+  const auto attention = run_nmt("attention" + model() + " 'Where is the library?' --out '" + pages.file("a.html") + "'");
+  ASSERT_EQ(attention.exit_code, 0) << attention.output;
+  const auto report = run_nmt("report" + model() + " --out '" + pages.file("r.html") + "'");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  // Thresholds suit a 5 x 7 heat map: a page without it is grey text on white (no colour).
+  testing::expect_picture(pages, pages.file("a.html"), 0.02, 0.008, "attention");
+  testing::expect_picture(pages, pages.file("r.html"), 0.02, 0.002, "report");
+  const std::string dom = testing::rendered_dom(pages, pages.file("a.html"), "attention");
+  for (const char* token : {"where", "is", "the", "library", "?", "<SOS>"}) {
+    EXPECT_NE(dom.find(">" + testing::dom_text(token) + "<"), std::string::npos) << token;
+  }
+  const auto text = run_nmt("attention" + model() + " 'Where is the library?' --format txt");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("library"), std::string::npos);
+}
+
+// A subword run directory is self-contained: a copy of it translates exactly like the original.
+TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
+  testing::ScratchDir scratch;
+  const std::string config = scratch.write("spm.json", R"({
+    "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
+    "text": {"clean": "normalize", "tokenizer": "sentencepiece", "vocab_size": 400, "shared_vocab": true},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre", "tie_embeddings": true,
+              "share_embeddings": true},
+    "train": {"batch_size": 32, "epochs": 2, "lr": 0.003, "threads": 1}})");
+  const auto trained = run_nmt("train --config '" + config + "' --out '" + scratch.file("run") + "'");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  ASSERT_TRUE(std::filesystem::exists(scratch.file("run/spm.model")));
+  std::filesystem::copy(scratch.file("run"), scratch.file("copy"), std::filesystem::copy_options::recursive);
+  const std::string sentences = " 'Where is the station?' 'She likes music.' 'We buy flowers.'";
+  const auto original = run_nmt("-q translate --model '" + scratch.file("run") + "'" + sentences);
+  const auto copy = run_nmt("-q translate --model '" + scratch.file("copy") + "'" + sentences);
+  ASSERT_EQ(original.exit_code, 0) << original.output;
+  EXPECT_EQ(copy.output, original.output);
+  EXPECT_EQ(std::count(original.output.begin(), original.output.end(), '\n'), 3);
 }
 
 TEST(ScoreCommandTest, MatchesSacrebleuAndRejectsMismatchedFiles) {

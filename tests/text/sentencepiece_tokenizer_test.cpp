@@ -1,5 +1,7 @@
 #include "nmt/text/sentencepiece_tokenizer.h"
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "nmt/error.h"
@@ -62,6 +64,25 @@ TEST(SentencePieceTokenizerTest, SaveLoadGivesTheSameModel) {
   const auto loaded = SentencePieceTokenizer::load(files[0]);
   EXPECT_EQ(loaded.size(), tokenizer.size());
   EXPECT_EQ(loaded.encode("Hace frío."), tokenizer.encode("Hace frío."));
+}
+
+// The saved file is a standard SentencePiece model: Python's sentencepiece package (Debian's
+// python3-sentencepiece) loads it and splits text into the same pieces.
+TEST(SentencePieceTokenizerTest, PythonSentencepieceLoadsTheSavedModel) {
+  if (std::system("/usr/bin/python3 -c 'import sentencepiece' > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "Python's sentencepiece module is not installed (apt install python3-sentencepiece)";
+  }
+  const auto tokenizer = SentencePieceTokenizer::train(corpus(), small_options(), 7);
+  testing::ScratchDir dir;
+  const std::string model = tokenizer.save(dir.path(), "spm")[0];
+  const std::string text = "¿Dónde está el perro?";
+  const auto result = testing::run_command(
+      "/usr/bin/python3 -c \"import sentencepiece as s, sys; p = s.SentencePieceProcessor(model_file=sys.argv[1]); "
+      "print(' '.join(map(str, p.encode(sys.argv[2]))))\" '" + model + "' '" + text + "'");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::string expected;
+  for (const int64_t id : tokenizer.encode(text)) expected += (expected.empty() ? "" : " ") + std::to_string(id);
+  EXPECT_EQ(result.output, expected + "\n");
 }
 
 TEST(SentencePieceTokenizerTest, RejectsFilesThatAreNotModels) {
