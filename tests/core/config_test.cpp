@@ -103,7 +103,7 @@ TEST(ConfigTest, SetConfigValueOverridesOneKey) {
 }
 
 TEST(ConfigTest, BundledConfigsAreValid) {
-  for (const char* name : {"quickstart.json", "seed.json", "tatoeba-en-es.json"}) {
+  for (const char* name : {"quickstart.json", "seed.json", "tatoeba-en-es.json", "notebook-baseline.json"}) {
     const std::string path = testing::source_dir() + "/configs/" + name;
     EXPECT_NO_THROW(load_config(path)) << path;
   }
