@@ -47,6 +47,45 @@ LossSum batch_loss(model::Transformer& model, const at::Tensor& source, const at
   return label_smoothed_cross_entropy(model->project(states), targets, smoothing);
 }
 
+// Running sums of the loss over a logging window or an epoch, kept on the device so that adding
+// a step never synchronises it.
+class LossWindow {
+ public:
+  explicit LossWindow(const c10::Device& device)
+      : loss_(at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(device))),
+        tokens_(at::zeros({}, at::TensorOptions().dtype(at::kLong).device(device))) {}
+
+  void add(const LossSum& step, int64_t target_tokens, double seconds) {
+    loss_ += step.sum;
+    tokens_ += step.tokens;
+    target_tokens_ += target_tokens;
+    seconds_ += seconds;
+  }
+  // Loss per target token (reads the device).
+  double mean_loss() const {
+    return loss_.item<double>() / static_cast<double>(std::max<int64_t>(1, tokens_.item<int64_t>()));
+  }
+  double tokens_per_second() const { return static_cast<double>(target_tokens_) / std::max(seconds_, 1e-9); }
+
+ private:
+  at::Tensor loss_;
+  at::Tensor tokens_;
+  int64_t target_tokens_ = 0;
+  double seconds_ = 0.0;
+};
+
+}  // namespace
+
+// What one call of Trainer::run carries from epoch to epoch.
+struct TrainingSession {
+  MetricsLog metrics;
+  ProgressDisplay display;
+  int64_t batches = 0;   // batches trained in this session (for the ETA)
+  double seconds = 0.0;  // their training time
+};
+
+namespace {
+
 const char* reason_name(StopReason reason) {
   switch (reason) {
     case StopReason::kFinished:
@@ -217,110 +256,104 @@ void Trainer::write_average(MetricsLog& metrics) {
   load_checkpoint(setup_.run_dir + "/checkpoint.pt", model_, nullptr, setup_.device, /*restore_rng=*/false);
 }
 
-TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
-  MetricsLog metrics(setup_.run_dir + "/metrics.jsonl");
-  ProgressDisplay display(setup_.is_terminal);
-  TrainResult result;
-  const TrainOptions& options = setup_.options;
-  const bool reads_loss_every_step = setup_.device.is_cpu();  // free on the CPU: no device sync
-  metrics.write({{"event", "start"}, {"epoch", progress_.epoch}, {"step", progress_.step},
-                 {"train_pairs", train_.size()}, {"valid_pairs", valid_.size()}, {"device", setup_.device.str()}});
+bool Trainer::should_stop(const std::atomic<bool>& stop_requested, TrainResult& result) {
+  const bool is_at_limit = setup_.options.max_steps > 0 && progress_.step >= setup_.options.max_steps;
+  if (!is_at_limit && !stop_requested.load()) return false;
+  save("checkpoint.pt", /*with_optimizer=*/true);
+  if (is_at_limit) {
+    result.reason = StopReason::kStepLimit;
+    result.message = "reached max_steps (" + std::to_string(setup_.options.max_steps) + "); checkpoint saved";
+  } else {
+    result.reason = StopReason::kInterrupted;
+    result.message = "interrupted at epoch " + std::to_string(progress_.epoch + 1) + ", batch " +
+                     std::to_string(progress_.batch) + "; checkpoint saved, continue with --resume";
+  }
+  return true;
+}
 
-  int64_t session_batches = 0;
-  double session_seconds = 0.0;
-  while (progress_.epoch < options.epochs && result.reason == StopReason::kFinished) {
-    const data::BatchPlan plan = epoch_plan(progress_.epoch);
-    const auto batches = static_cast<int64_t>(plan.size());
-    at::Tensor epoch_loss = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(setup_.device));
-    at::Tensor epoch_tokens = at::zeros({}, at::TensorOptions().dtype(at::kLong).device(setup_.device));
-    at::Tensor window_loss = epoch_loss.clone();
-    at::Tensor window_tokens = epoch_tokens.clone();
-    int64_t window_target_tokens = 0;
-    double window_seconds = 0.0;
-    double last_loss = 0.0;
-    for (int64_t b = progress_.batch; b < batches; ++b) {
-      if (options.max_steps > 0 && progress_.step >= options.max_steps) {
-        display.clear();
-        save("checkpoint.pt", /*with_optimizer=*/true);
-        result.reason = StopReason::kStepLimit;
-        result.message = "reached max_steps (" + std::to_string(options.max_steps) + "); checkpoint saved";
-        break;
-      }
-      if (stop_requested.load()) {
-        display.clear();
-        save("checkpoint.pt", /*with_optimizer=*/true);
-        result.reason = StopReason::kInterrupted;
-        result.message = "interrupted at epoch " + std::to_string(progress_.epoch + 1) + ", batch " +
-                         std::to_string(b) + "; checkpoint saved, continue with --resume";
-        break;
-      }
-      const auto start = Clock::now();
-      const data::Batch batch = data::collate(train_, plan[static_cast<std::size_t>(b)]);
-      const StepResult step = train_step(batch);
-      epoch_loss += step.loss.sum;
-      epoch_tokens += step.loss.tokens;
-      window_loss += step.loss.sum;
-      window_tokens += step.loss.tokens;
-      window_target_tokens += batch.target_tokens;
-      ++progress_.step;
-      progress_.batch = b + 1;
-      progress_.target_tokens += batch.target_tokens;
-      const bool is_log_step = progress_.step % options.log_every == 0 || b + 1 == batches;
-      if (reads_loss_every_step || is_log_step) {
-        last_loss = step.loss.sum.item<double>() / std::max<int64_t>(1, batch.target_tokens);
-        if (!std::isfinite(last_loss)) {
-          display.clear();
-          result.reason = StopReason::kDiverged;
-          result.message = "the loss became " + std::to_string(last_loss) + " at step " +
-                           std::to_string(progress_.step) +
-                           "; stopped without saving, the last good checkpoint is kept. Try a lower lr or clip_norm";
-          break;
-        }
-      }
-      const double seconds = seconds_since(start);
-      progress_.train_seconds += seconds;
-      window_seconds += seconds;
-      session_seconds += seconds;
-      ++session_batches;
-      const int64_t remaining = (batches - b - 1) + (options.epochs - progress_.epoch - 1) * batches;
-      ProgressLine line{progress_.epoch + 1, options.epochs, b + 1, batches, progress_.step, last_loss,
-                        learning_rate(options, progress_.step), 0.0,
-                        remaining * session_seconds / static_cast<double>(session_batches)};
-      if (is_log_step) {
-        line.loss = window_loss.item<double>() / static_cast<double>(std::max<int64_t>(1, window_tokens.item<int64_t>()));
-        line.tokens_per_second = static_cast<double>(window_target_tokens) / std::max(window_seconds, 1e-9);
-        metrics.write({{"event", "train"}, {"epoch", line.epoch}, {"step", line.step}, {"loss", line.loss},
-                       {"lr", line.lr}, {"tgt_tokens_per_s", line.tokens_per_second},
-                       {"train_seconds", progress_.train_seconds}, {"rss_mib", resident_memory_mib()}});
-        display.log(line);
-        window_loss.zero_();
-        window_tokens.zero_();
-        window_target_tokens = 0;
-        window_seconds = 0.0;
-      }
-      line.tokens_per_second = static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
-      display.update(line);
-      if (options.save_every > 0 && progress_.step % options.save_every == 0 && b + 1 < batches) {
-        save("checkpoint.pt", /*with_optimizer=*/true);
+double Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session, TrainResult& result) {
+  const TrainOptions& options = setup_.options;
+  const data::BatchPlan plan = epoch_plan(progress_.epoch);
+  const auto batches = static_cast<int64_t>(plan.size());
+  LossWindow epoch(setup_.device);
+  LossWindow window(setup_.device);
+  double last_loss = 0.0;
+  for (int64_t b = progress_.batch; b < batches; ++b) {
+    if (should_stop(stop_requested, result)) {
+      session.display.clear();
+      return 0.0;
+    }
+    const auto start = Clock::now();
+    const data::Batch batch = data::collate(train_, plan[static_cast<std::size_t>(b)]);
+    const StepResult step = train_step(batch);
+    ++progress_.step;
+    progress_.batch = b + 1;
+    progress_.target_tokens += batch.target_tokens;
+    const bool is_log_step = progress_.step % options.log_every == 0 || b + 1 == batches;
+    // Reading the loss synchronises a GPU, so there it happens only at log steps.
+    if (setup_.device.is_cpu() || is_log_step) {
+      last_loss = step.loss.sum.item<double>() / static_cast<double>(std::max<int64_t>(1, batch.target_tokens));
+      if (!std::isfinite(last_loss)) {
+        session.display.clear();
+        result.reason = StopReason::kDiverged;
+        result.message = "the loss became " + std::to_string(last_loss) + " at step " +
+                         std::to_string(progress_.step) +
+                         "; stopped without saving, the last good checkpoint is kept. Try a lower lr or clip_norm";
+        return last_loss;
       }
     }
+    const double seconds = seconds_since(start);
+    progress_.train_seconds += seconds;
+    epoch.add(step.loss, batch.target_tokens, seconds);
+    window.add(step.loss, batch.target_tokens, seconds);
+    session.seconds += seconds;
+    ++session.batches;
+    const int64_t remaining = (batches - b - 1) + (options.epochs - progress_.epoch - 1) * batches;
+    ProgressLine line{progress_.epoch + 1, options.epochs, b + 1, batches, progress_.step, last_loss,
+                      learning_rate(options, progress_.step), 0.0,
+                      static_cast<double>(remaining) * session.seconds / static_cast<double>(session.batches)};
+    if (is_log_step) {
+      line.loss = window.mean_loss();
+      line.tokens_per_second = window.tokens_per_second();
+      session.metrics.write({{"event", "train"}, {"epoch", line.epoch}, {"step", line.step}, {"loss", line.loss},
+                             {"lr", line.lr}, {"tgt_tokens_per_s", line.tokens_per_second},
+                             {"train_seconds", progress_.train_seconds}, {"rss_mib", resident_memory_mib()}});
+      session.display.log(line);
+      window = LossWindow(setup_.device);
+    }
+    line.tokens_per_second =
+        static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
+    session.display.update(line);
+    if (options.save_every > 0 && progress_.step % options.save_every == 0 && b + 1 < batches) {
+      save("checkpoint.pt", /*with_optimizer=*/true);
+    }
+  }
+  session.display.clear();
+  return epoch.mean_loss();
+}
+
+TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
+  TrainingSession session{MetricsLog(setup_.run_dir + "/metrics.jsonl"), ProgressDisplay(setup_.is_terminal)};
+  TrainResult result;
+  session.metrics.write({{"event", "start"}, {"epoch", progress_.epoch}, {"step", progress_.step},
+                         {"train_pairs", train_.size()}, {"valid_pairs", valid_.size()},
+                         {"device", setup_.device.str()}});
+  while (progress_.epoch < setup_.options.epochs && result.reason == StopReason::kFinished) {
+    const double train_loss = run_epoch(stop_requested, session, result);
     if (result.reason != StopReason::kFinished) break;
-    display.clear();
-    const double train_loss =
-        epoch_loss.item<double>() / static_cast<double>(std::max<int64_t>(1, epoch_tokens.item<int64_t>()));
-    finish_epoch(metrics, train_loss, result);
+    finish_epoch(session.metrics, train_loss, result);
   }
   if (result.reason == StopReason::kFinished) {
     result.message = "trained " + std::to_string(progress_.epoch) + " epochs";
   }
-  if ((result.reason == StopReason::kFinished || result.reason == StopReason::kEarlyStopped) &&
-      options.average_last > 0) {
-    write_average(metrics);
-  }
-  metrics.write({{"event", "end"}, {"reason", reason_name(result.reason)}, {"message", result.message},
-                 {"epoch", progress_.epoch}, {"step", progress_.step}, {"train_seconds", progress_.train_seconds},
-                 {"best_valid_loss", std::isfinite(progress_.best_valid_loss) ? nlohmann::json(progress_.best_valid_loss)
-                                                                              : nlohmann::json()}});
+  const bool has_ended_normally =
+      result.reason == StopReason::kFinished || result.reason == StopReason::kEarlyStopped;
+  if (has_ended_normally && setup_.options.average_last > 0) write_average(session.metrics);
+  const bool has_best = std::isfinite(progress_.best_valid_loss);
+  session.metrics.write({{"event", "end"}, {"reason", reason_name(result.reason)}, {"message", result.message},
+                         {"epoch", progress_.epoch}, {"step", progress_.step},
+                         {"train_seconds", progress_.train_seconds},
+                         {"best_valid_loss", has_best ? nlohmann::json(progress_.best_valid_loss) : nlohmann::json()}});
   result.progress = progress_;
   return result;
 }

@@ -55,6 +55,8 @@ struct StepResult {
   StepTimes times;
 };
 
+struct TrainingSession;  // what one run() carries between epochs (trainer.cpp)
+
 class Trainer {
  public:
   // model must already be on setup.device.
@@ -81,6 +83,10 @@ class Trainer {
 
  private:
   bool uses_bf16() const;
+  // Saves a checkpoint and fills result when max_steps is reached or a stop was requested.
+  bool should_stop(const std::atomic<bool>& stop_requested, TrainResult& result);
+  // Trains the rest of the current epoch; returns its mean loss (result tells whether it ended early).
+  double run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session, TrainResult& result);
   void save(const std::string& name, bool with_optimizer);
   void finish_epoch(MetricsLog& metrics, double train_loss, TrainResult& result);
   void write_average(MetricsLog& metrics);
