@@ -4,8 +4,9 @@
 # smoothing 0.05) on the same data and thread count; prints both figures and their ratio.
 # Timings on shared machines are noisy: compare only figures from one run of this script.
 #
-#   scripts/bench-vs-notebook.sh                 training throughput only (about 10 minutes)
-#   TRANSLATE=1 scripts/bench-vs-notebook.sh     also translation speed (about 30 minutes more)
+#   scripts/bench-vs-notebook.sh                     training throughput only (about 10 minutes)
+#   TRANSLATE=1 scripts/bench-vs-notebook.sh         also translation speed (about 25 minutes more)
+#   TRAIN=0 TRANSLATE=1 scripts/bench-vs-notebook.sh translation speed only
 #
 # Environment: DATA (Tatoeba TSV), REFERENCE (seed_transformer.py), PYTHON (a python with torch,
 # e.g. Debian's python3-torch: NMT_WITH_REFERENCE=1 scripts/install-deps.sh), STEPS (timed
@@ -26,42 +27,49 @@ mkdir -p "$out"
 field() { "$python" -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 ratio() { "$python" -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
-echo "== training throughput: $steps steps, $threads threads, $(date -u +%FT%TZ)"
-"$python" "$reference" --data "$data" --steps "$steps" --threads "$threads" > "$out/notebook_train.jsonl"
-notebook=$(grep '"phase": "train"' "$out/notebook_train.jsonl")
-notebook_tps=$(field "$notebook" tgt_tokens_per_s)
-"$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 --threads "$threads" \
-  --json > "$out/nmt_train.json"
-nmt_tps=$(field "$(cat "$out/nmt_train.json")" tgt_tokens_per_s)
-"$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 --threads "$threads" \
-  --max-tokens 1000 --json > "$out/nmt_train_tokens1000.json"
-nmt_bucketed_tps=$(field "$(cat "$out/nmt_train_tokens1000.json")" tgt_tokens_per_s)
-printf '%-44s %12s %8s\n' "training (real target tokens/s)" "tokens/s" "ratio"
-printf '%-44s %12.1f %8s\n' "notebook (batch 128)" "$notebook_tps" "1.00"
-printf '%-44s %12.1f %8s\n' "nmt (batch 128, as the notebook)" "$nmt_tps" "$(ratio "$nmt_tps" "$notebook_tps")"
-printf '%-44s %12.1f %8s\n' "nmt (max_tokens 1000, length bucketing)" "$nmt_bucketed_tps" \
-  "$(ratio "$nmt_bucketed_tps" "$notebook_tps")"
+benchmark_training() {
+  echo "== training throughput: $steps steps, $threads threads, $(date -u +%FT%TZ)"
+  "$python" "$reference" --data "$data" --steps "$steps" --threads "$threads" > "$out/notebook_train.jsonl"
+  notebook=$(grep '"phase": "train"' "$out/notebook_train.jsonl")
+  notebook_tps=$(field "$notebook" tgt_tokens_per_s)
+  "$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 --threads "$threads" \
+    --json > "$out/nmt_train.json"
+  nmt_tps=$(field "$(cat "$out/nmt_train.json")" tgt_tokens_per_s)
+  "$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 --threads "$threads" \
+    --max-tokens 1000 --json > "$out/nmt_train_tokens1000.json"
+  nmt_bucketed_tps=$(field "$(cat "$out/nmt_train_tokens1000.json")" tgt_tokens_per_s)
+  printf '%-44s %12s %8s\n' "training (real target tokens/s)" "tokens/s" "ratio"
+  printf '%-44s %12.1f %8s\n' "notebook (batch 128)" "$notebook_tps" "1.00"
+  printf '%-44s %12.1f %8s\n' "nmt (batch 128, as the notebook)" "$nmt_tps" "$(ratio "$nmt_tps" "$notebook_tps")"
+  printf '%-44s %12.1f %8s\n' "nmt (max_tokens 1000, length bucketing)" "$nmt_bucketed_tps" \
+    "$(ratio "$nmt_bucketed_tps" "$notebook_tps")"
+}
 
-[[ "${TRANSLATE:-0}" == 1 ]] || exit 0
-echo "== translation: both models trained $train_steps updates with the same settings"
-"$python" "$reference" --data "$data" --steps "$train_steps" --threads "$threads" --save "$out/notebook.pt" \
-  > "$out/notebook_train_for_translation.jsonl"
-rm -rf "$out/nmt-run"
-"$nmt" -q train --config configs/seed.json --data "$data" --max-steps "$train_steps" --threads "$threads" \
-  --out "$out/nmt-run"
-# 1,000 held-out sentences of nmt's test split (their sources are in no training pair of nmt's run).
-cut -f1 "$out/nmt-run/test.tsv" | head -n 1000 > "$out/sources.txt"
-"$python" "$reference" --data "$data" --load "$out/notebook.pt" --threads "$threads" --translate "$out/sources.txt" \
-  --out "$out/notebook.hyp" > "$out/notebook_translate.jsonl"
-notebook_sps=$(field "$(grep '"phase": "translate"' "$out/notebook_translate.jsonl")" sentences_per_s)
-# The notebook decodes at most max_words + 2 = 17 tokens; nmt gets the same limit.
-for strategy in greedy beam; do
-  "$nmt" -q bench translate --model "$out/nmt-run" --n 1000 --strategy "$strategy" --beam-size 5 --max-len 17 \
-    --threads "$threads" --json > "$out/nmt_translate_$strategy.json"
-done
-greedy_sps=$(field "$(cat "$out/nmt_translate_greedy.json")" sentences_per_s)
-beam_sps=$(field "$(cat "$out/nmt_translate_beam.json")" sentences_per_s)
-printf '%-44s %12s %8s\n' "translation, 1000 sentences" "sent/s" "ratio"
-printf '%-44s %12.2f %8s\n' "notebook (greedy, one sentence at a time)" "$notebook_sps" "1.00"
-printf '%-44s %12.2f %8s\n' "nmt greedy (batches of 64, KV cache)" "$greedy_sps" "$(ratio "$greedy_sps" "$notebook_sps")"
-printf '%-44s %12.2f %8s\n' "nmt beam 5" "$beam_sps" "$(ratio "$beam_sps" "$notebook_sps")"
+benchmark_translation() {
+  echo "== translation: both models trained $train_steps updates with the same settings"
+  "$python" "$reference" --data "$data" --steps "$train_steps" --threads "$threads" --save "$out/notebook.pt" \
+    > "$out/notebook_train_for_translation.jsonl"
+  rm -rf "$out/nmt-run"
+  "$nmt" -q train --config configs/seed.json --data "$data" --max-steps "$train_steps" --threads "$threads" \
+    --out "$out/nmt-run"
+  # 1,000 held-out sentences of nmt's test split (their sources are in no training pair of nmt's run).
+  cut -f1 "$out/nmt-run/test.tsv" | head -n 1000 > "$out/sources.txt"
+  "$python" "$reference" --data "$data" --load "$out/notebook.pt" --threads "$threads" --translate "$out/sources.txt" \
+    --out "$out/notebook.hyp" > "$out/notebook_translate.jsonl"
+  notebook_sps=$(field "$(grep '"phase": "translate"' "$out/notebook_translate.jsonl")" sentences_per_s)
+  # The notebook decodes at most max_words + 2 = 17 tokens; nmt gets the same limit.
+  for strategy in greedy beam; do
+    "$nmt" -q bench translate --model "$out/nmt-run" --n 1000 --strategy "$strategy" --beam-size 5 --max-len 17 \
+      --threads "$threads" --json > "$out/nmt_translate_$strategy.json"
+  done
+  greedy_sps=$(field "$(cat "$out/nmt_translate_greedy.json")" sentences_per_s)
+  beam_sps=$(field "$(cat "$out/nmt_translate_beam.json")" sentences_per_s)
+  printf '%-44s %12s %8s\n' "translation, 1000 sentences" "sent/s" "ratio"
+  printf '%-44s %12.2f %8s\n' "notebook (greedy, one sentence at a time)" "$notebook_sps" "1.00"
+  printf '%-44s %12.2f %8s\n' "nmt greedy (batches of 64, KV cache)" "$greedy_sps" "$(ratio "$greedy_sps" "$notebook_sps")"
+  printf '%-44s %12.2f %8s\n' "nmt beam 5" "$beam_sps" "$(ratio "$beam_sps" "$notebook_sps")"
+}
+
+[[ "${TRAIN:-1}" == 0 ]] || benchmark_training
+[[ "${TRANSLATE:-0}" == 1 ]] && benchmark_translation
+exit 0

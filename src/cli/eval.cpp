@@ -76,6 +76,20 @@ EvalData load_eval_data(const EvalArgs& args, const LoadedRun& run) {
   return data;
 }
 
+// One line for the evaluations table of the training report.
+std::string describe_decoding(const decode::SearchOptions& options) {
+  switch (options.strategy) {
+    case decode::Strategy::kGreedy:
+      return "greedy";
+    case decode::Strategy::kBeam:
+      return fmt::format("beam {}, length penalty {}", options.beam_size, options.length_penalty);
+    case decode::Strategy::kSample:
+      return fmt::format("sampling: temperature {}, top-k {}, top-p {}, seed {}", options.temperature,
+                         options.top_k, options.top_p, options.seed);
+  }
+  return "";
+}
+
 std::string reference_form(text::CleanMode clean) {
   return clean == text::CleanMode::kNotebook
              ? "hypotheses and references in the notebook's cleaned form (lowercased, punctuation split off)"
@@ -147,7 +161,7 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
   }
   train::MetricsLog metrics(run_dir + "/metrics.jsonl");
   metrics.write({{"event", "eval"}, {"data", data.description}, {"checkpoint", run.checkpoint},
-                 {"notebook_form", args.is_notebook_form},
+                 {"decoding", describe_decoding(config.decode)}, {"notebook_form", args.is_notebook_form},
                  {"bleu", scores.bleu.score}, {"chrf", scores.chrf.score}, {"loss", loss.loss},
                  {"perplexity", std::exp(loss.nll)}});
   return 0;

@@ -1,4 +1,4 @@
-// nmt report: a run's training curves, configuration and scores as one self-contained HTML page.
+// nmt report: a run's training curves, configuration and evaluations as one self-contained HTML page.
 #include <filesystem>
 #include <memory>
 
@@ -30,7 +30,7 @@ Command add_report(CLI::App& app) {
   auto* command = app.add_subcommand(
       "report",
       "Draw a run's training and validation loss (and BLEU from `nmt eval`, when present) against\n"
-      "steps and training time, with its configuration and final scores, as one self-contained HTML\n"
+      "steps and training time, with its configuration and evaluations, as one self-contained HTML\n"
       "page. `nmt train` also writes RUN/report.html when it ends.");
   auto args = std::make_shared<ReportArgs>();
   command->add_option("-m,--model", args->run_dir, "Run directory (default: runs/latest)");

@@ -28,9 +28,6 @@ void write_report(const std::string& run_dir, const std::string& out_path) {
       }
     }
   }
-  for (const auto& record : input.records) {
-    if (record.value("event", "") == "eval") input.scores = record;
-  }
   write_text_atomically(out_path, viz::render_report_html(input));
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "viz/html.h"
@@ -43,6 +44,7 @@ struct Summary {
   double best_valid_loss = kNaN;
   double best_valid_ppl = kNaN;
   std::string end_reason;
+  nlohmann::json latest_eval;  // the last "eval" record, null when none
 };
 
 double number_or(const nlohmann::json& record, const char* key, double fallback) {
@@ -59,9 +61,13 @@ Summary summarize(const std::vector<nlohmann::json>& records) {
   Summary summary;
   for (const nlohmann::json& record : records) {
     if (!record.is_object()) continue;
+    const std::string event = string_or(record, "event", "");
+    if (event == "eval") {  // evaluations come after training and carry no step of their own
+      summary.latest_eval = record;
+      continue;
+    }
     summary.steps = number_or(record, "step", summary.steps);
     summary.seconds = number_or(record, "train_seconds", summary.seconds);
-    const std::string event = string_or(record, "event", "");
     if (event == "epoch") summary.epochs = number_or(record, "epoch", summary.epochs);
     if (event == "end") summary.end_reason = string_or(record, "reason", summary.end_reason);
     const double valid = number_or(record, "valid_loss", kNaN);
@@ -86,7 +92,7 @@ std::string stat(const std::string& value, const std::string& name) {
          escape_html(name) + "</div></div>";
 }
 
-std::string summary_section(const Summary& summary, const nlohmann::json& scores) {
+std::string summary_section(const Summary& summary) {
   std::string out = "<div class=\"stats\">";
   out += stat(format_number(summary.steps, 12), "steps");
   out += stat(format_number(summary.epochs, 6), "epochs");
@@ -94,11 +100,10 @@ std::string summary_section(const Summary& summary, const nlohmann::json& scores
   out += stat(format_number(summary.best_valid_loss, 4), "best valid loss");
   if (std::isfinite(summary.best_valid_ppl))
     out += stat(format_number(summary.best_valid_ppl, 4), "valid ppl");
-  if (scores.is_object()) {
-    for (const auto& [name, value] : scores.items()) {
-      if (value.is_number()) out += stat(format_number(value.get<double>(), 4), name);
-    }
-  }
+  const double bleu = number_or(summary.latest_eval, "bleu", kNaN);
+  const double chrf = number_or(summary.latest_eval, "chrf", kNaN);
+  if (std::isfinite(bleu)) out += stat(format_number(bleu, 4), "BLEU, latest evaluation");
+  if (std::isfinite(chrf)) out += stat(format_number(chrf, 4), "chrF, latest evaluation");
   if (!summary.end_reason.empty()) out += stat(summary.end_reason, "ended");
   return out + "</div>\n";
 }
@@ -138,13 +143,12 @@ std::string loss_charts(const std::vector<Curve>& curves, double largest_seconds
   return out + "</div>\n";
 }
 
+// Only evaluations at different training steps make a curve; several evaluations of the final
+// model (other splits, checkpoints or decoders) are listed in the evaluations table instead.
 std::string bleu_chart(const std::vector<Curve>& curves) {
   const Curve* curve = find_curve(curves, "BLEU");
   if (curve == nullptr) return "";
-  if (curve->values.size() == 1) {
-    return "<h2>BLEU</h2>\n<p>BLEU " + format_number(curve->values[0], 4) + " at step " +
-           format_number(curve->steps[0], 12) + ".</p>\n";
-  }
+  if (std::set<double>(curve->steps.begin(), curve->steps.end()).size() < 2) return "";
   return "<h2>BLEU</h2>\n<div class=\"charts\">" +
          render_line_chart({series_of(*curve, kBleuColour, 0)}, {"BLEU against steps", "step", "BLEU"}) +
          "</div>\n";
@@ -170,6 +174,30 @@ std::string epoch_table(const std::vector<nlohmann::json>& records) {
   return "<h2>Epochs</h2>\n<table><tr><th class=\"num\">epoch</th><th class=\"num\">step</th>"
          "<th class=\"num\">train loss</th><th class=\"num\">valid loss</th><th class=\"num\">valid ppl</th>"
          "<th class=\"num\">training time</th><th></th></tr>\n" +
+         rows + "</table>\n";
+}
+
+std::string text_cell(const nlohmann::json& record, const char* key) {
+  const auto it = record.find(key);
+  if (it == record.end() || it->is_null()) return "<td></td>";
+  if (it->is_string()) return "<td>" + escape_html(it->get<std::string>()) + "</td>";
+  if (it->is_boolean()) return std::string("<td>") + (it->get<bool>() ? "yes" : "no") + "</td>";
+  return "<td>" + escape_html(it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</td>";
+}
+
+std::string evaluation_table(const std::vector<nlohmann::json>& records) {
+  std::string rows;
+  for (const nlohmann::json& record : records) {
+    if (!record.is_object() || string_or(record, "event", "") != "eval") continue;
+    rows += "<tr>" + text_cell(record, "data") + text_cell(record, "checkpoint") + text_cell(record, "decoding") +
+            text_cell(record, "notebook_form") + cell(number_or(record, "bleu", kNaN), 4) +
+            cell(number_or(record, "chrf", kNaN), 4) + cell(number_or(record, "loss", kNaN), 4) +
+            cell(number_or(record, "perplexity", kNaN), 4) + "</tr>\n";
+  }
+  if (rows.empty()) return "";
+  return "<h2>Evaluations</h2>\n<table><tr><th>data</th><th>checkpoint</th><th>decoding</th>"
+         "<th>notebook form</th><th class=\"num\">BLEU</th><th class=\"num\">chrF</th>"
+         "<th class=\"num\">loss</th><th class=\"num\">perplexity</th></tr>\n" +
          rows + "</table>\n";
 }
 
@@ -228,7 +256,7 @@ std::string render_report_html(const ReportInput& input) {
         "<p class=\"empty\">No metrics yet: metrics.jsonl holds no records, so there is nothing to "
         "plot.</p>\n";
   } else {
-    out += summary_section(summary, input.scores);
+    out += summary_section(summary);
     if (find_curve(curves, "train loss") == nullptr && find_curve(curves, "valid loss") == nullptr) {
       out +=
           "<p class=\"empty\">No loss recorded yet: the metrics hold no \"train\" or \"epoch\" "
@@ -237,8 +265,8 @@ std::string render_report_html(const ReportInput& input) {
     out += loss_charts(curves, std::isfinite(summary.seconds) ? summary.seconds : 0.0);
     out += bleu_chart(curves);
     out += epoch_table(input.records);
+    out += evaluation_table(input.records);
   }
-  if (!input.scores.is_null()) out += "<h2>Final scores</h2>\n" + json_table(input.scores);
   out += config_section(input.config);
   out += page_end();
   return out;

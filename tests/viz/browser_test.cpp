@@ -48,10 +48,7 @@ TEST(ReportPageBrowserTest, ShowsTheCharts) {
   if (!nmt::testing::has_chromium())
     GTEST_SKIP() << "no " << nmt::testing::kChromium << ": apt-get install chromium";
   ScratchDir scratch;
-  const ReportInput input{"runs/example",
-                          nmt::testing::example_config(),
-                          nmt::testing::example_records(),
-                          {{"bleu", 21.5}, {"chrf", 44.2}}};
+  const ReportInput input{"runs/example", nmt::testing::example_config(), nmt::testing::example_records()};
   const std::string page = scratch.write("report.html", render_report_html(input));
 
   expect_picture(scratch, page, /*min_non_white_share=*/0.02, /*min_colourful_share=*/0.002, "report");

@@ -85,7 +85,13 @@ inline std::vector<nlohmann::json> example_records() {
     }
   }
   records.push_back({{"event", "end"}, {"reason", "epochs"}, {"step", 200}, {"train_seconds", 180.0}});
-  records.push_back({{"event", "eval"}, {"bleu", 21.5}, {"chrf", 44.2}, {"split", "test"}});
+  records.push_back({{"event", "eval"},
+                     {"data", "test split of runs/example"},
+                     {"checkpoint", "runs/example/best.pt"},
+                     {"decoding", "beam 5, length penalty 1"},
+                     {"notebook_form", false},
+                     {"bleu", 21.5},
+                     {"chrf", 44.2}});
   return records;
 }
 

@@ -4,7 +4,8 @@
 // metrics.jsonl holds one JSON object per line, written by nmt::train (see train/trainer.cpp), with
 // "event" one of "start", "train" {epoch, step, loss, lr, tgt_tokens_per_s, train_seconds, time},
 // "epoch" {epoch, step, train_loss, valid_loss?, valid_ppl?, train_seconds, is_best, time},
-// "average", "end" {reason, message, step, train_seconds, ...}, and later "eval" {bleu, chrf, split, ...}.
+// "average", "end" {reason, message, step, train_seconds, ...}, and later "eval" {data, checkpoint,
+// decoding, notebook_form, bleu, chrf, loss, perplexity} from `nmt eval`.
 //
 // Torch-free; never throws on any record (fields that are missing or of the wrong type are skipped);
 // never logs.
@@ -37,14 +38,14 @@ struct ReportInput {
   std::string title;      // e.g. the run directory
   nlohmann::json config;  // the run's resolved configuration (sections data/text/model/train/decode)
   std::vector<nlohmann::json> records;  // metrics.jsonl, in order
-  nlohmann::json scores;  // optional final scores (e.g. {"bleu": .., "chrf": ..}), null when absent
 };
 
-// The report page (UTF-8): a summary (steps, epochs, training time, best validation loss, scores),
-// the loss curves against steps and against training time and the BLEU curve when it has two points
-// or more (SVG with axes, ticks and legends; a single BLEU point is given as text), the epochs as a table,
-// the final scores and the configuration as tables. With no training records the page says so in place of the
-// charts. All text is escaped.
+// The report page (UTF-8): a summary (steps, epochs, training time, best validation loss, BLEU and
+// chrF of the latest evaluation), the loss curves against steps and against training time, and the
+// BLEU curve when evaluations were made at two or more different steps (SVG with axes, ticks and
+// legends; evaluations of one model with different decoders are no curve), the epochs, every
+// evaluation and the configuration as tables. With no training records the page says so in place
+// of the charts. All text is escaped.
 std::string render_report_html(const ReportInput& input);
 
 }  // namespace nmt::viz
