@@ -2,7 +2,10 @@
 // from arguments and stdin, evaluate and score.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -112,6 +115,74 @@ TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
 }
 
 // A subword run directory is self-contained: a copy of it translates exactly like the original.
+// The notebook's sanity check: a model trained long enough on about 20 pairs reproduces each of
+// them with greedy decoding. Sources are written already cleaned, so that a line of the run's
+// train.tsv is the key of its expected (detokenised) translation. The final weights are used:
+// best.pt is chosen by the loss on one unseen validation pair, which says little here.
+TEST(OverfitTest, EveryTrainingPairOfATinyCorpusIsReproducedByGreedyDecoding) {
+  const std::map<std::string, std::pair<std::string, std::string>> corpus = {
+      // cleaned source -> {raw target, expected translation}
+      {"i am hungry", {"Tengo hambre.", "tengo hambre"}},
+      {"where is the bank ?", {"¿Dónde está el banco?", "¿dónde está el banco?"}},
+      {"the cat sleeps", {"El gato duerme.", "el gato duerme"}},
+      {"i like green apples", {"Me gustan las manzanas verdes.", "me gustan las manzanas verdes"}},
+      {"do you speak italian ?", {"¿Hablas italiano?", "¿hablas italiano?"}},
+      {"we are friends", {"Somos amigos.", "somos amigos"}},
+      {"it is raining", {"Está lloviendo.", "está lloviendo"}},
+      {"help !", {"¡Ayuda!", "¡ayuda!"}},
+      {"my name is tom", {"Me llamo Tom.", "me llamo tom"}},
+      {"the book is red", {"El libro es rojo.", "el libro es rojo"}},
+      {"she reads a lot", {"Ella lee mucho.", "ella lee mucho"}},
+      {"open the door", {"Abre la puerta.", "abre la puerta"}},
+      {"how old are you ?", {"¿Cuántos años tienes?", "¿cuántos años tienes?"}},
+      {"i live in madrid", {"Vivo en Madrid.", "vivo en madrid"}},
+      {"they eat bread", {"Ellos comen pan.", "ellos comen pan"}},
+      {"the water is cold", {"El agua está fría.", "el agua está fría"}},
+      {"come here , please", {"Ven aquí, por favor.", "ven aquí, por favor"}},
+      {"i have two dogs", {"Tengo dos perros.", "tengo dos perros"}},
+      {"what time is it ?", {"¿Qué hora es?", "¿qué hora es?"}},
+      {"the children play", {"Los niños juegan.", "los niños juegan"}},
+      {"good night", {"Buenas noches.", "buenas noches"}},
+      {"thank you very much", {"Muchas gracias.", "muchas gracias"}},
+  };
+  testing::ScratchDir scratch;
+  std::string tsv;
+  for (const auto& [source, target] : corpus) tsv += source + "\t" + target.first + "\n";
+  const std::string data = scratch.write("tiny.tsv", tsv);
+  const std::string config = scratch.write("overfit.json", R"({
+      "data": {"path": ")" + data + R"(", "valid_fraction": 0.05, "test_fraction": 0.05},
+      "model": {"d_model": 64, "layers": 2, "heads": 4, "ff_mult": 2, "dropout": 0.0, "norm": "pre"},
+      "train": {"batch_size": 32, "epochs": 150, "lr": 0.003, "label_smoothing": 0.0, "threads": 1,
+                "log_every": 50}})");
+  const std::string run = scratch.file("run");
+  const auto trained = run_nmt("train --config '" + config + "' --out '" + run + "'");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+
+  double last_train_loss = -1.0;
+  for (const std::string& line : read_lines(run + "/metrics.jsonl")) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["event"] == "epoch") last_train_loss = record["train_loss"].get<double>();
+  }
+  EXPECT_GE(last_train_loss, 0.0);
+  EXPECT_LT(last_train_loss, 0.05) << "the training pairs are not learned";
+
+  std::vector<std::string> sources;
+  for (const std::string& line : read_lines(run + "/train.tsv")) sources.push_back(line.substr(0, line.find('\t')));
+  ASSERT_EQ(sources.size(), corpus.size() - 2) << "one pair each for the valid and test splits";
+  std::string input;
+  for (const std::string& source : sources) input += source + "\n";
+  const auto translated = run_command("'" + std::string(NMT_BINARY) + "' -q translate --model '" + run +
+                                      "' --checkpoint checkpoint.pt --strategy greedy < '" + scratch.write("in.txt", input) + "'");
+  ASSERT_EQ(translated.exit_code, 0) << translated.output;
+  std::istringstream outputs(translated.output);
+  for (const std::string& source : sources) {
+    std::string output;
+    ASSERT_TRUE(std::getline(outputs, output)) << "no translation for " << source;
+    ASSERT_EQ(corpus.count(source), 1u) << source;
+    EXPECT_EQ(output, corpus.at(source).second) << source;
+  }
+}
+
 TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
   testing::ScratchDir scratch;
   const std::string config = scratch.write("spm.json", R"({
