@@ -53,7 +53,7 @@ benchmark_translation() {
   "$nmt" -q train --config configs/seed.json --data "$data" --max-steps "$train_steps" --threads "$threads" \
     --out "$out/nmt-run"
   # 1,000 held-out sentences of nmt's test split (their sources are in no training pair of nmt's run).
-  cut -f1 "$out/nmt-run/test.tsv" | head -n 1000 > "$out/sources.txt"
+  head -n 1000 "$out/nmt-run/test.tsv" | cut -f1 > "$out/sources.txt"
   "$python" "$reference" --data "$data" --load "$out/notebook.pt" --threads "$threads" --translate "$out/sources.txt" \
     --out "$out/notebook.hyp" > "$out/notebook_translate.jsonl"
   notebook_sps=$(field "$(grep '"phase": "translate"' "$out/notebook_translate.jsonl")" sentences_per_s)
