@@ -145,7 +145,8 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
   result["sentences"] = hypotheses.size();
   result["data"] = data.description;
   result["checkpoint"] = run.checkpoint;
-  result["references"] = reference_form(args.is_notebook_form ? text::CleanMode::kNotebook : config.text.clean);
+  const text::CleanMode scored_form = args.is_notebook_form ? text::CleanMode::kNotebook : config.text.clean;
+  result["references"] = reference_form(scored_form);
   result["strategy"] = config_to_json(config)["decode"];
   result["sentences_per_s"] = static_cast<double>(hypotheses.size()) / std::max(seconds, 1e-9);
   if (args.is_json) {
@@ -156,8 +157,7 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
                              std::exp(loss.nll))
               << fmt::format("{} sentences of the {} with {} ({:.1f} sentences/s)\n", hypotheses.size(),
                              data.description, run.checkpoint, result["sentences_per_s"].get<double>())
-              << "scored: " << reference_form(args.is_notebook_form ? text::CleanMode::kNotebook : config.text.clean)
-              << '\n';
+              << "scored: " << reference_form(scored_form) << '\n';
   }
   train::MetricsLog metrics(run_dir + "/metrics.jsonl");
   metrics.write({{"event", "eval"}, {"data", data.description}, {"checkpoint", run.checkpoint},
