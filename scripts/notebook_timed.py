@@ -35,10 +35,11 @@ def main():
     reference = load_reference(a.reference)
     all_batches = reference.batches
     deadline = None
+    stopped = False
 
     def budgeted_batches(pairs, batch_size, shuffle):
         # Only training shuffles; validation batches are never cut.
-        nonlocal deadline
+        nonlocal deadline, stopped
         if not shuffle:
             yield from all_batches(pairs, batch_size, shuffle)
             return
@@ -46,8 +47,10 @@ def main():
             deadline = time.time() + a.budget
         for batch in all_batches(pairs, batch_size, shuffle):
             if time.time() >= deadline:
-                print(json.dumps({"phase": "budget", "seconds": a.budget, "stopped": "wall-clock budget spent"}),
-                      flush=True)
+                if not stopped:
+                    print(json.dumps({"phase": "budget", "seconds": a.budget, "stopped": "wall-clock budget spent"}),
+                          flush=True)
+                stopped = True
                 return
             yield batch
 
