@@ -23,6 +23,7 @@ threads=${THREADS:-2}
 epochs=${EPOCHS:-4}
 out=${OUT_DIR:-runs/notebook-same-time}
 nmt=build/src/nmt
+[[ -x "$nmt" ]] || { echo "notebook-same-time: $nmt not found (build first: scripts/build.sh)" >&2; exit 1; }
 [[ -f "$run/metrics.jsonl" ]] || { echo "notebook-same-time: $run/metrics.jsonl not found (train a run first)" >&2; exit 1; }
 [[ -f "$reference" ]] || { echo "notebook-same-time: $reference not found (set REFERENCE)" >&2; exit 1; }
 "$python" -c 'import torch' 2>/dev/null || { echo "notebook-same-time: $python has no torch (apt install python3-torch)" >&2; exit 1; }
