@@ -1,6 +1,8 @@
 #include "nmt/config.h"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -46,54 +48,62 @@ const char* name_of(const Choices<E>& choices, E value) {
 
 enum class IntKind { kPositive, kNonNegative };
 
-// Reads the keys of one section, checking types and ranges, and rejects keys it was not asked for.
-class SectionReader {
+// Reads the fields config_fields() names, checking types and ranges section by section, and
+// rejects keys no field claimed.
+class ConfigReader {
  public:
-  SectionReader(const json& root, std::string name) : name_(std::move(name)) {
-    const auto it = root.find(name_);
-    if (it == root.end()) return;
+  explicit ConfigReader(const json& root) : root_(root) {}
+
+  void section(const char* name) {
+    finish_section();
+    name_ = name;
+    known_.clear();
+    object_ = nullptr;
+    const auto it = root_.find(name_);
+    if (it == root_.end()) return;
     if (!it->is_object()) fail(name_, "an object", *it);
     object_ = &*it;
   }
 
-  void read(const char* key, int64_t& field, IntKind kind) {
+  void operator()(const char* key, int64_t& field, IntKind kind) {
     const json* value = find(key);
     if (!value) return;
-    const char* expected = kind == IntKind::kPositive ? "a positive integer" : "a non-negative integer";
+    const char* expected =
+        kind == IntKind::kPositive ? "a positive integer" : "a non-negative integer";
     if (!value->is_number_integer()) fail(path(key), expected, *value);
-    const int64_t number = value->get<int64_t>();
-    if (value->is_number_unsigned() && value->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+    const bool is_too_large = value->is_number_unsigned() &&
+                              value->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max());
+    if (is_too_large || value->get<int64_t>() < (kind == IntKind::kPositive ? 1 : 0)) {
       fail(path(key), expected, *value);
     }
-    if (number < (kind == IntKind::kPositive ? 1 : 0)) fail(path(key), expected, *value);
-    field = number;
+    field = value->get<int64_t>();
   }
 
-  void read(const char* key, uint64_t& field) {
+  void operator()(const char* key, uint64_t& field) {
     const json* value = find(key);
     if (!value) return;
-    if (!value->is_number_integer() || (value->is_number_integer() && !value->is_number_unsigned() &&
-                                        value->get<int64_t>() < 0)) {
+    if (!value->is_number_integer() ||
+        (!value->is_number_unsigned() && value->get<int64_t>() < 0)) {
       fail(path(key), "a non-negative integer", *value);
     }
     field = value->get<uint64_t>();
   }
 
-  void read(const char* key, double& field) {
+  void operator()(const char* key, double& field) {
     const json* value = find(key);
     if (!value) return;
     if (!value->is_number()) fail(path(key), "a number", *value);
     field = value->get<double>();
   }
 
-  void read(const char* key, bool& field) {
+  void operator()(const char* key, bool& field) {
     const json* value = find(key);
     if (!value) return;
     if (!value->is_boolean()) fail(path(key), "true or false", *value);
     field = value->get<bool>();
   }
 
-  void read(const char* key, std::string& field) {
+  void operator()(const char* key, std::string& field) {
     const json* value = find(key);
     if (!value) return;
     if (!value->is_string()) fail(path(key), "a string", *value);
@@ -101,7 +111,7 @@ class SectionReader {
   }
 
   template <class E>
-  void read(const char* key, E& field, const Choices<E>& choices) {
+  void operator()(const char* key, E& field, const Choices<E>& choices) {
     const json* value = find(key);
     if (!value) return;
     std::string expected = "one of";
@@ -118,17 +128,14 @@ class SectionReader {
     fail(path(key), expected, *value);
   }
 
-  // Throws for a key that no read() asked for.
-  void finish() const {
+  // Throws for a key of the current section that no field asked for.
+  void finish_section() const {
     if (!object_) return;
     for (const auto& item : object_->items()) {
-      bool is_known = false;
-      for (const std::string& key : known_) is_known = is_known || key == item.key();
-      if (!is_known) {
-        std::string list;
-        for (std::size_t i = 0; i < known_.size(); ++i) list += (i ? ", " : "") + known_[i];
-        throw ConfigError(path(item.key().c_str()) + ": unknown key (known keys: " + list + ")");
-      }
+      if (std::find(known_.begin(), known_.end(), item.key()) != known_.end()) continue;
+      std::string list;
+      for (std::size_t i = 0; i < known_.size(); ++i) list += (i ? ", " : "") + known_[i];
+      throw ConfigError(path(item.key().c_str()) + ": unknown key (known keys: " + list + ")");
     }
   }
 
@@ -142,14 +149,108 @@ class SectionReader {
 
   std::string path(const char* key) const { return name_ + "." + key; }
 
-  [[noreturn]] static void fail(const std::string& path, const std::string& expected, const json& got) {
+  [[noreturn]] static void fail(const std::string& path, const std::string& expected,
+                                const json& got) {
     throw ConfigError(path + ": expected " + expected + ", got " + got.dump());
   }
 
+  const json& root_;
   std::string name_;
   const json* object_ = nullptr;
   std::vector<std::string> known_;
 };
+
+// Writes the fields config_fields() names, every one of them, into a JSON object.
+class ConfigWriter {
+ public:
+  void section(const char* name) { section_ = &root_[name]; }
+
+  template <class T>
+  void operator()(const char* key, const T& field) {
+    (*section_)[key] = field;
+  }
+  void operator()(const char* key, const int64_t& field, IntKind) { (*section_)[key] = field; }
+  template <class E>
+  void operator()(const char* key, const E& field, const Choices<E>& choices) {
+    (*section_)[key] = name_of(choices, field);
+  }
+
+  json take() { return std::move(root_); }
+
+ private:
+  json root_ = json::object();
+  json* section_ = nullptr;
+};
+
+// Every configuration key, in one list that both reading and writing follow.
+template <class Fields>
+void config_fields(Fields& f, Config& c) {
+  f.section("data");
+  f("path", c.data.path);
+  f("format", c.data.format, kFormats);
+  f("max_words", c.data.max_words, IntKind::kPositive);
+  f("valid_fraction", c.data.valid_fraction);
+  f("test_fraction", c.data.test_fraction);
+  f("seed", c.data.seed);
+  f("group_by_source", c.data.group_by_source);
+  f("dedupe", c.data.dedupe);
+
+  f.section("text");
+  f("clean", c.text.clean, kCleanModes);
+  f("tokenizer", c.text.tokenizer, kTokenizers);
+  f("min_freq", c.text.min_freq, IntKind::kPositive);
+  f("vocab_size", c.text.vocab_size, IntKind::kPositive);
+  f("shared_vocab", c.text.shared_vocab);
+  f("model_type", c.text.model_type, kSubwordModels);
+  f("character_coverage", c.text.character_coverage);
+
+  f.section("model");
+  f("d_model", c.model.d_model, IntKind::kPositive);
+  f("layers", c.model.layers, IntKind::kPositive);
+  f("heads", c.model.heads, IntKind::kPositive);
+  f("ff_mult", c.model.ff_mult, IntKind::kPositive);
+  f("dropout", c.model.dropout);
+  f("norm", c.model.norm, kNorms);
+  f("tie_embeddings", c.model.tie_embeddings);
+  f("share_embeddings", c.model.share_embeddings);
+  f("scale_embeddings", c.model.scale_embeddings);
+
+  f.section("train");
+  f("batch_size", c.train.batch_size, IntKind::kPositive);
+  f("max_tokens", c.train.max_tokens, IntKind::kNonNegative);
+  f("epochs", c.train.epochs, IntKind::kPositive);
+  f("max_steps", c.train.max_steps, IntKind::kNonNegative);
+  f("lr", c.train.lr);
+  f("schedule", c.train.schedule, kSchedules);
+  f("warmup", c.train.warmup, IntKind::kPositive);
+  f("label_smoothing", c.train.label_smoothing);
+  f("clip_norm", c.train.clip_norm);
+  f("early_stopping", c.train.early_stopping, IntKind::kNonNegative);
+  f("seed", c.train.seed);
+  f("device", c.train.device);
+  f("threads", c.train.threads, IntKind::kNonNegative);
+  f("log_every", c.train.log_every, IntKind::kPositive);
+  f("save_every", c.train.save_every, IntKind::kNonNegative);
+  f("average_last", c.train.average_last, IntKind::kNonNegative);
+  f("precision", c.train.precision, kPrecisions);
+  f("adam_beta1", c.train.adam_beta1);
+  f("adam_beta2", c.train.adam_beta2);
+  f("adam_eps", c.train.adam_eps);
+
+  f.section("decode");
+  f("strategy", c.decode.strategy, kStrategies);
+  f("beam_size", c.decode.beam_size, IntKind::kPositive);
+  f("length_penalty", c.decode.length_penalty);
+  f("n_best", c.decode.n_best, IntKind::kPositive);
+  f("max_len", c.decode.max_len, IntKind::kNonNegative);
+  f("temperature", c.decode.temperature);
+  f("top_k", c.decode.top_k, IntKind::kNonNegative);
+  f("top_p", c.decode.top_p);
+  f("seed", c.decode.seed);
+  f("batch_size", c.decode.batch_size, IntKind::kPositive);
+}
+
+constexpr const char* kSections[] = {"data", "text", "model", "train", "decode", "description"};
 
 template <class Options>
 void validate_section(const char* name, const Options& options) {
@@ -174,150 +275,28 @@ void Config::validate() const {
 }
 
 Config config_from_json(const json& root) {
-  if (!root.is_object()) throw ConfigError("configuration: expected a JSON object, got " + root.dump());
+  if (!root.is_object()) {
+    throw ConfigError("configuration: expected a JSON object, got " + root.dump());
+  }
   for (const auto& item : root.items()) {
-    const std::string& key = item.key();
-    if (key != "data" && key != "text" && key != "model" && key != "train" && key != "decode" &&
-        key != "description") {
-      throw ConfigError(key + ": unknown section (known: data, text, model, train, decode, description)");
+    if (std::find(std::begin(kSections), std::end(kSections), item.key()) == std::end(kSections)) {
+      throw ConfigError(item.key() +
+                        ": unknown section (known: data, text, model, train, decode, description)");
     }
   }
   Config config;
-  SectionReader data(root, "data");
-  data.read("path", config.data.path);
-  data.read("format", config.data.format, kFormats);
-  data.read("max_words", config.data.max_words, IntKind::kPositive);
-  data.read("valid_fraction", config.data.valid_fraction);
-  data.read("test_fraction", config.data.test_fraction);
-  data.read("seed", config.data.seed);
-  data.read("group_by_source", config.data.group_by_source);
-  data.read("dedupe", config.data.dedupe);
-  data.finish();
-
-  SectionReader text(root, "text");
-  text.read("clean", config.text.clean, kCleanModes);
-  text.read("tokenizer", config.text.tokenizer, kTokenizers);
-  text.read("min_freq", config.text.min_freq, IntKind::kPositive);
-  text.read("vocab_size", config.text.vocab_size, IntKind::kPositive);
-  text.read("shared_vocab", config.text.shared_vocab);
-  text.read("model_type", config.text.model_type, kSubwordModels);
-  text.read("character_coverage", config.text.character_coverage);
-  text.finish();
-
-  SectionReader model(root, "model");
-  model.read("d_model", config.model.d_model, IntKind::kPositive);
-  model.read("layers", config.model.layers, IntKind::kPositive);
-  model.read("heads", config.model.heads, IntKind::kPositive);
-  model.read("ff_mult", config.model.ff_mult, IntKind::kPositive);
-  model.read("dropout", config.model.dropout);
-  model.read("norm", config.model.norm, kNorms);
-  model.read("tie_embeddings", config.model.tie_embeddings);
-  model.read("share_embeddings", config.model.share_embeddings);
-  model.read("scale_embeddings", config.model.scale_embeddings);
-  model.finish();
-
-  SectionReader train(root, "train");
-  train.read("batch_size", config.train.batch_size, IntKind::kPositive);
-  train.read("max_tokens", config.train.max_tokens, IntKind::kNonNegative);
-  train.read("epochs", config.train.epochs, IntKind::kPositive);
-  train.read("max_steps", config.train.max_steps, IntKind::kNonNegative);
-  train.read("lr", config.train.lr);
-  train.read("schedule", config.train.schedule, kSchedules);
-  train.read("warmup", config.train.warmup, IntKind::kPositive);
-  train.read("label_smoothing", config.train.label_smoothing);
-  train.read("clip_norm", config.train.clip_norm);
-  train.read("early_stopping", config.train.early_stopping, IntKind::kNonNegative);
-  train.read("seed", config.train.seed);
-  train.read("device", config.train.device);
-  train.read("threads", config.train.threads, IntKind::kNonNegative);
-  train.read("log_every", config.train.log_every, IntKind::kPositive);
-  train.read("save_every", config.train.save_every, IntKind::kNonNegative);
-  train.read("average_last", config.train.average_last, IntKind::kNonNegative);
-  train.read("precision", config.train.precision, kPrecisions);
-  train.read("adam_beta1", config.train.adam_beta1);
-  train.read("adam_beta2", config.train.adam_beta2);
-  train.read("adam_eps", config.train.adam_eps);
-  train.finish();
-
-  SectionReader decode(root, "decode");
-  decode.read("strategy", config.decode.strategy, kStrategies);
-  decode.read("beam_size", config.decode.beam_size, IntKind::kPositive);
-  decode.read("length_penalty", config.decode.length_penalty);
-  decode.read("n_best", config.decode.n_best, IntKind::kPositive);
-  decode.read("max_len", config.decode.max_len, IntKind::kNonNegative);
-  decode.read("temperature", config.decode.temperature);
-  decode.read("top_k", config.decode.top_k, IntKind::kNonNegative);
-  decode.read("top_p", config.decode.top_p);
-  decode.read("seed", config.decode.seed);
-  decode.read("batch_size", config.decode.batch_size, IntKind::kPositive);
-  decode.finish();
-
+  ConfigReader reader(root);
+  config_fields(reader, config);
+  reader.finish_section();
   config.validate();
   return config;
 }
 
-json config_to_json(const Config& c) {
-  return {
-      {"data",
-       {{"path", c.data.path},
-        {"format", name_of(kFormats, c.data.format)},
-        {"max_words", c.data.max_words},
-        {"valid_fraction", c.data.valid_fraction},
-        {"test_fraction", c.data.test_fraction},
-        {"seed", c.data.seed},
-        {"group_by_source", c.data.group_by_source},
-        {"dedupe", c.data.dedupe}}},
-      {"text",
-       {{"clean", name_of(kCleanModes, c.text.clean)},
-        {"tokenizer", name_of(kTokenizers, c.text.tokenizer)},
-        {"min_freq", c.text.min_freq},
-        {"vocab_size", c.text.vocab_size},
-        {"shared_vocab", c.text.shared_vocab},
-        {"model_type", name_of(kSubwordModels, c.text.model_type)},
-        {"character_coverage", c.text.character_coverage}}},
-      {"model",
-       {{"d_model", c.model.d_model},
-        {"layers", c.model.layers},
-        {"heads", c.model.heads},
-        {"ff_mult", c.model.ff_mult},
-        {"dropout", c.model.dropout},
-        {"norm", name_of(kNorms, c.model.norm)},
-        {"tie_embeddings", c.model.tie_embeddings},
-        {"share_embeddings", c.model.share_embeddings},
-        {"scale_embeddings", c.model.scale_embeddings}}},
-      {"train",
-       {{"batch_size", c.train.batch_size},
-        {"max_tokens", c.train.max_tokens},
-        {"epochs", c.train.epochs},
-        {"max_steps", c.train.max_steps},
-        {"lr", c.train.lr},
-        {"schedule", name_of(kSchedules, c.train.schedule)},
-        {"warmup", c.train.warmup},
-        {"label_smoothing", c.train.label_smoothing},
-        {"clip_norm", c.train.clip_norm},
-        {"early_stopping", c.train.early_stopping},
-        {"seed", c.train.seed},
-        {"device", c.train.device},
-        {"threads", c.train.threads},
-        {"log_every", c.train.log_every},
-        {"save_every", c.train.save_every},
-        {"average_last", c.train.average_last},
-        {"precision", name_of(kPrecisions, c.train.precision)},
-        {"adam_beta1", c.train.adam_beta1},
-        {"adam_beta2", c.train.adam_beta2},
-        {"adam_eps", c.train.adam_eps}}},
-      {"decode",
-       {{"strategy", name_of(kStrategies, c.decode.strategy)},
-        {"beam_size", c.decode.beam_size},
-        {"length_penalty", c.decode.length_penalty},
-        {"n_best", c.decode.n_best},
-        {"max_len", c.decode.max_len},
-        {"temperature", c.decode.temperature},
-        {"top_k", c.decode.top_k},
-        {"top_p", c.decode.top_p},
-        {"seed", c.decode.seed},
-        {"batch_size", c.decode.batch_size}}},
-  };
+json config_to_json(const Config& config) {
+  ConfigWriter writer;
+  Config copy = config;  // the field list takes a mutable configuration
+  config_fields(writer, copy);
+  return writer.take();
 }
 
 json read_config_json(const std::string& path) {
@@ -342,6 +321,11 @@ Config load_config(const std::string& path) {
 
 void save_config(const std::string& path, const Config& config) {
   write_text_atomically(path, config_to_json(config).dump(2) + "\n");
+}
+
+Config resolve_config(json base, const ConfigOverrides& overrides) {
+  for (const ConfigOverride& override : overrides) set_config_value(base, override.key, override.value);
+  return config_from_json(base);
 }
 
 void set_config_value(json& root, const std::string& dotted_key, const json& value) {

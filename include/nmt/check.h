@@ -21,11 +21,8 @@ void non_negative(const std::string& name, double value);
 void fraction(const std::string& name, double value);
 // lo <= value <= hi
 void in_range(const std::string& name, double value, double lo, double hi);
-// value is one of choices
-void one_of(const std::string& name, const std::string& value, const std::vector<std::string>& choices);
 
-// Formats a value for a message: strings quoted, numbers without trailing zeros.
+// A string value for a message, in double quotes.
 std::string quote(const std::string& value);
-std::string format_number(double value);
 
 }  // namespace nmt::check

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,7 @@ struct Config {
   void validate() const;
 };
 
-// Parses and validates; `name` (a file name) prefixes JSON syntax errors.
+// Parses and validates.
 Config config_from_json(const nlohmann::json& json);
 nlohmann::json config_to_json(const Config& config);
 
@@ -44,5 +45,16 @@ void save_config(const std::string& path, const Config& config);
 
 // Sets json[section][key] = value for a command-line override of a config key ("train.threads").
 void set_config_value(nlohmann::json& json, const std::string& dotted_key, const nlohmann::json& value);
+
+// A command-line override of one configuration key: {"train.threads", 4}.
+struct ConfigOverride {
+  std::string key;  // "section.key"
+  nlohmann::json value;
+};
+using ConfigOverrides = std::vector<ConfigOverride>;
+
+// base with the overrides applied in order, parsed and validated once, so that a bad flag value
+// gets the same message as a bad value in the file.
+Config resolve_config(nlohmann::json base, const ConfigOverrides& overrides);
 
 }  // namespace nmt

@@ -22,9 +22,9 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<int64_t>("--batch-size", "decode.batch_size", "Sentences decoded together");
 }
 
-void add_model_options(CLI::App& command, ModelArgs& args) {
-  command.add_option("-m,--model", args.run_dir, "Run directory (default: runs/latest)");
-  command.add_option("--checkpoint", args.checkpoint,
+void add_model_options(CLI::App& command, run::RunRequest& request) {
+  command.add_option("-m,--model", request.run_dir, "Run directory (default: runs/latest)");
+  command.add_option("--checkpoint", request.checkpoint,
                      "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");
 }
 

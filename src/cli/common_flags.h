@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cli/config_flags.h"
+#include "nmt/run/open_run.h"
 
 namespace nmt::cli {
 
@@ -13,10 +14,6 @@ void add_runtime_flags(ConfigFlags& flags);
 void add_decode_flags(ConfigFlags& flags);
 
 // --model RUN and --checkpoint NAME.
-struct ModelArgs {
-  std::string run_dir;     // empty: runs/latest
-  std::string checkpoint;  // empty: averaged.pt, best.pt, checkpoint.pt, the first that exists
-};
-void add_model_options(CLI::App& command, ModelArgs& args);
+void add_model_options(CLI::App& command, run::RunRequest& request);
 
 }  // namespace nmt::cli

@@ -1,12 +1,9 @@
 // nmt prepare: the data phase of training on its own, to inspect the cleaned splits and vocabularies.
-#include <filesystem>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/app.h"
 #include "cli/config_flags.h"
-#include "cli/pipeline.h"
+#include "nmt/run/data_phase.h"
 
 namespace nmt::cli {
 namespace {
@@ -36,11 +33,11 @@ Command add_prepare(CLI::App& app) {
   flags->add<uint64_t>("--seed", "data.seed", "Split seed");
   command->footer("Example: nmt prepare --config configs/quickstart.json --out /tmp/prepared");
   return {command, [args, flags] {
-            const Config config = flags->resolve(read_config_json(args->config_path));
-            const std::string out = args->out_dir.empty()
-                                        ? "runs/" + std::filesystem::path(args->config_path).stem().string() + "-data"
-                                        : args->out_dir;
-            prepare_data(config, out);
+            const Config config =
+                resolve_config(read_config_json(args->config_path), flags->overrides());
+            const std::string out =
+                args->out_dir.empty() ? run::default_data_dir(args->config_path) : args->out_dir;
+            run::prepare_data(config, RunDir(out));
             return 0;
           }};
 }

@@ -1,12 +1,11 @@
 // nmt report: a run's training curves, configuration and evaluations as one self-contained HTML page.
-#include <filesystem>
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/app.h"
-#include "cli/report_writer.h"
-#include "cli/run_dir.h"
+#include "nmt/run/open_run.h"
+#include "nmt/run/report.h"
 
 namespace nmt::cli {
 namespace {
@@ -16,27 +15,26 @@ struct ReportArgs {
   std::string out_path;
 };
 
-int run_report(const ReportArgs& args) {
-  const std::string run_dir = resolve_run_dir(args.run_dir);
-  const std::string out = args.out_path.empty() ? run_dir + "/report.html" : args.out_path;
-  write_report(run_dir, out);
-  spdlog::info("report of {} written to {}", run_dir, out);
-  return 0;
-}
-
 }  // namespace
 
 Command add_report(CLI::App& app) {
   auto* command = app.add_subcommand(
       "report",
       "Draw a run's training and validation loss (and BLEU from `nmt eval`, when present) against\n"
-      "steps and training time, with its configuration and evaluations, as one self-contained HTML\n"
+      "steps and training time, with its configuration and evaluations, as one self-contained "
+      "HTML\n"
       "page. `nmt train` also writes RUN/report.html when it ends.");
   auto args = std::make_shared<ReportArgs>();
   command->add_option("-m,--model", args->run_dir, "Run directory (default: runs/latest)");
   command->add_option("-o,--out", args->out_path, "HTML file to write (default: RUN/report.html)");
   command->footer("Example: nmt report --model runs/latest --out report.html");
-  return {command, [args] { return run_report(*args); }};
+  return {command, [args] {
+            const RunDir run = run::resolve_run_dir(args->run_dir);
+            const std::string out = args->out_path.empty() ? run.report() : args->out_path;
+            run::write_report(run, out);
+            spdlog::info("report of {} written to {}", run.path(), out);
+            return 0;
+          }};
 }
 
 }  // namespace nmt::cli

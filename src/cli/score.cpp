@@ -3,8 +3,7 @@
 #include <memory>
 
 #include "cli/app.h"
-#include "cli/scores.h"
-#include "nmt/error.h"
+#include "nmt/eval/scores.h"
 
 namespace nmt::cli {
 namespace {
@@ -15,25 +14,6 @@ struct ScoreArgs {
   bool is_json = false;
 };
 
-int run_score(const ScoreArgs& args) {
-  const std::vector<std::string> hypotheses = read_text_lines(args.hypotheses);
-  std::vector<std::vector<std::string>> references;
-  for (const std::string& path : args.references) {
-    references.push_back(read_text_lines(path));
-    if (references.back().size() != hypotheses.size()) {
-      throw Error(args.hypotheses + " has " + std::to_string(hypotheses.size()) + " lines but " + path + " has " +
-                  std::to_string(references.back().size()));
-    }
-  }
-  const Scores scores = score_corpus(hypotheses, references);
-  if (args.is_json) {
-    std::cout << scores_json(scores).dump(2) << '\n';
-  } else {
-    std::cout << scores_text(scores);
-  }
-  return 0;
-}
-
 }  // namespace
 
 Command add_score(CLI::App& app) {
@@ -43,13 +23,21 @@ Command add_score(CLI::App& app) {
       "of a hypothesis file against one or more reference files, equal to sacreBLEU 2.x.\n"
       "Files are read as UTF-8 text, one sentence per line; line counts must match.");
   auto args = std::make_shared<ScoreArgs>();
-  command->add_option("--hyp", args->hypotheses, "Hypotheses, one per line")->required()->check(CLI::ExistingFile);
+  command->add_option("--hyp", args->hypotheses, "Hypotheses, one per line")
+      ->required()
+      ->check(CLI::ExistingFile);
   command->add_option("--ref", args->references, "Reference file; repeat for several references")
       ->required()
       ->check(CLI::ExistingFile);
   command->add_flag("--json", args->is_json, "Print one JSON object instead of text");
-  command->footer("Example: nmt score --hyp output.txt --ref reference.txt --ref reference2.txt --json");
-  return {command, [args] { return run_score(*args); }};
+  command->footer(
+      "Example: nmt score --hyp output.txt --ref reference.txt --ref reference2.txt --json");
+  return {command, [args] {
+            const eval::Scores scores = eval::score_files(args->hypotheses, args->references);
+            std::cout << (args->is_json ? eval::scores_json(scores).dump(2) + "\n"
+                                        : eval::scores_text(scores));
+            return 0;
+          }};
 }
 
 }  // namespace nmt::cli

@@ -7,73 +7,28 @@
 #include "cli/app.h"
 #include "cli/common_flags.h"
 #include "cli/config_flags.h"
-#include "cli/run_dir.h"
-#include "nmt/decode/translator.h"
 #include "nmt/device.h"
+#include "nmt/run/translation.h"
 
 namespace nmt::cli {
 namespace {
 
 struct TranslateArgs {
-  ModelArgs model;
+  run::RunRequest model;
   std::vector<std::string> sentences;
   bool show_scores = false;
 };
 
-// Lines read and translated together from stdin, so that output starts before the input ends.
-constexpr std::size_t kStdinChunk = 2000;
-
-void print(const decode::TranslationReport& report, std::size_t first_index, bool show_scores) {
-  for (std::size_t i = 0; i < report.results.size(); ++i) {
-    const auto& hypotheses = report.results[i];
-    if (hypotheses.size() > 1) {  // Moses n-best format
-      for (const auto& hypothesis : hypotheses) {
-        std::cout << first_index + i << " ||| " << hypothesis.text << " ||| " << hypothesis.score << '\n';
-      }
-    } else if (show_scores) {
-      std::cout << hypotheses.front().score << '\t' << hypotheses.front().text << '\n';
-    } else {
-      std::cout << hypotheses.front().text << '\n';
-    }
-  }
-  std::cout.flush();
-}
-
 int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
-  const std::string run_dir = resolve_run_dir(args.model.run_dir);
-  const Config config = flags.resolve(read_config_json(run_dir + "/config.json"));
-  set_threads(config.train.threads);
-  const c10::Device device = resolve_device(config.train.device);
-  LoadedRun run = load_run(run_dir, args.model.checkpoint, device);
-  spdlog::debug("translating with {} on {}", run.checkpoint, describe_device(device));
-  decode::Translator translator(run.model, run.tokenizers, config.text.clean, device);
-
-  int64_t truncated = 0;
-  if (!args.sentences.empty()) {
-    const auto report = translator.translate(args.sentences, config.decode);
-    truncated += report.truncated_inputs;
-    print(report, 0, args.show_scores);
-  } else {
-    std::vector<std::string> lines;
-    std::string line;
-    std::size_t done = 0;
-    auto flush = [&] {
-      const auto report = translator.translate(lines, config.decode);
-      truncated += report.truncated_inputs;
-      print(report, done, args.show_scores);
-      done += lines.size();
-      lines.clear();
-    };
-    while (std::getline(std::cin, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      lines.push_back(line);
-      if (lines.size() == kStdinChunk) flush();
-    }
-    if (!lines.empty()) flush();
-  }
-  if (truncated > 0) {
-    spdlog::warn("{} inputs were longer than {} tokens and were cut to that length", truncated,
-                 decode::kMaxInputTokens);
+  run::OpenedRun opened = run::open_run(args.model, flags.overrides());
+  spdlog::debug("translating with {} on {}", opened.checkpoint, describe_device(opened.device));
+  const run::TranslateSummary summary =
+      args.sentences.empty()
+          ? run::translate_stream(opened, std::cin, std::cout, args.show_scores)
+          : run::translate_sentences(opened, args.sentences, std::cout, args.show_scores);
+  if (summary.truncated_inputs > 0) {
+    spdlog::warn("{} inputs were longer than {} tokens and were cut to that length",
+                 summary.truncated_inputs, decode::kMaxInputTokens);
   }
   return 0;
 }
@@ -91,15 +46,18 @@ Command add_translate(CLI::App& app) {
   auto flags = std::make_shared<ConfigFlags>(*command);
   add_model_options(*command, args->model);
   command->add_option("sentences", args->sentences, "Sentences to translate (default: read stdin)");
-  command->add_flag("--scores", args->show_scores, "Print the log-probability before each translation");
+  command->add_flag("--scores", args->show_scores,
+                    "Print the log-probability before each translation");
   add_decode_flags(*flags);
   add_runtime_flags(*flags);
   command->footer(
       "Examples:\n"
       "  nmt translate \"I am hungry\"\n"
       "  nmt translate --strategy beam --beam-size 5 < sentences.txt > translations.txt\n"
-      "  nmt translate --strategy sample --temperature 0.8 --top-p 0.9 --seed 1 \"Where is the station?\"\n"
-      "  nmt translate --strategy beam --n-best 3 \"Good morning\"   (Moses n-best: index ||| text ||| score)");
+      "  nmt translate --strategy sample --temperature 0.8 --top-p 0.9 --seed 1 \"Where is the "
+      "station?\"\n"
+      "  nmt translate --strategy beam --n-best 3 \"Good morning\"   (Moses n-best: index ||| text "
+      "||| score)");
   return {command, [args, flags] { return run_translate(*args, *flags); }};
 }
 

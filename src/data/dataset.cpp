@@ -9,6 +9,7 @@
 
 #include "nmt/check.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 #include "nmt/io.h"
 
 namespace nmt::data {
@@ -34,6 +35,81 @@ struct Group {
   std::vector<std::size_t> members;  // indices into the kept pairs
 };
 
+// Pairs that survive cleaning and filtering, each with the key its split is chosen by.
+struct KeptPairs {
+  std::vector<SentencePair> pairs;
+  std::vector<std::string> keys;  // notebook-cleaned source, or the input index
+};
+
+KeptPairs filter_pairs(const std::vector<SentencePair>& raw,
+                       const CorpusOptions& options,
+                       text::CleanMode clean_mode,
+                       FilterReport& report) {
+  KeptPairs kept;
+  report.input = raw.size();
+  std::unordered_set<std::string> seen;
+  const auto max_words = static_cast<std::size_t>(options.max_words);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const std::string source_words = text::clean_notebook(raw[i].source);
+    const std::string target_words = text::clean_notebook(raw[i].target);
+    SentencePair pair{text::clean(raw[i].source, clean_mode), text::clean(raw[i].target, clean_mode)};
+    if (pair.source.empty() || pair.target.empty() || source_words.empty() ||
+        target_words.empty()) {
+      ++report.empty;
+      continue;
+    }
+    if (text::count_words(source_words) > max_words ||
+        text::count_words(target_words) > max_words) {
+      ++report.too_long;
+      continue;
+    }
+    if (options.dedupe && !seen.insert(pair.source + '\t' + pair.target).second) {
+      ++report.duplicates;
+      continue;
+    }
+    kept.keys.push_back(options.group_by_source ? source_words : std::to_string(i));
+    kept.pairs.push_back(std::move(pair));
+  }
+  report.kept = kept.pairs.size();
+  return kept;
+}
+
+enum class Destination : char { kTrain, kValid, kTest };
+
+// Groups of equal keys, in the seeded hash order, fill the test split, then the validation split,
+// each until it holds its fraction of the pairs; the rest train.
+std::vector<Destination> assign_splits(const std::vector<std::string>& keys,
+                                       const CorpusOptions& options) {
+  std::unordered_map<std::string, std::size_t> group_of_key;
+  std::vector<Group> groups;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto [it, inserted] = group_of_key.try_emplace(keys[i], groups.size());
+    if (inserted) groups.push_back({group_rank(options.seed, keys[i]), keys[i], {}});
+    groups[it->second].members.push_back(i);
+  }
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.key < b.key;
+  });
+  const double total = static_cast<double>(keys.size());
+  const auto want_test = static_cast<std::size_t>(std::llround(options.test_fraction * total));
+  const auto want_valid = static_cast<std::size_t>(std::llround(options.valid_fraction * total));
+  std::vector<Destination> destinations(keys.size(), Destination::kTrain);
+  std::size_t n_test = 0;
+  std::size_t n_valid = 0;
+  for (const Group& group : groups) {
+    Destination destination = Destination::kTrain;
+    if (n_test < want_test) {
+      destination = Destination::kTest;
+      n_test += group.members.size();
+    } else if (n_valid < want_valid) {
+      destination = Destination::kValid;
+      n_valid += group.members.size();
+    }
+    for (const std::size_t member : group.members) destinations[member] = destination;
+  }
+  return destinations;
+}
+
 }  // namespace
 
 void CorpusOptions::validate() const {
@@ -43,72 +119,21 @@ void CorpusOptions::validate() const {
   check::fraction("test_fraction", test_fraction);
   if (valid_fraction + test_fraction >= 1.0) {
     throw ConfigError("valid_fraction: valid_fraction + test_fraction must stay below 1, got " +
-                      check::format_number(valid_fraction + test_fraction));
+                      format_number(valid_fraction + test_fraction));
   }
 }
 
-Splits make_splits(const std::vector<SentencePair>& raw, const CorpusOptions& options,
+Splits make_splits(const std::vector<SentencePair>& raw,
+                   const CorpusOptions& options,
                    text::CleanMode clean_mode) {
   Splits splits;
-  FilterReport& report = splits.report;
-  report.input = raw.size();
-
-  std::vector<SentencePair> kept;
-  std::vector<std::string> keys;
-  std::unordered_set<std::string> seen;
-  const auto max_words = static_cast<std::size_t>(options.max_words);
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    const std::string source_words = text::clean_notebook(raw[i].source);
-    const std::string target_words = text::clean_notebook(raw[i].target);
-    SentencePair pair{text::clean(raw[i].source, clean_mode), text::clean(raw[i].target, clean_mode)};
-    if (pair.source.empty() || pair.target.empty() || source_words.empty() || target_words.empty()) {
-      ++report.empty;
-      continue;
-    }
-    if (text::count_words(source_words) > max_words || text::count_words(target_words) > max_words) {
-      ++report.too_long;
-      continue;
-    }
-    if (options.dedupe && !seen.insert(pair.source + '\t' + pair.target).second) {
-      ++report.duplicates;
-      continue;
-    }
-    keys.push_back(options.group_by_source ? source_words : std::to_string(i));
-    kept.push_back(std::move(pair));
-  }
-  report.kept = kept.size();
-
-  std::unordered_map<std::string, std::size_t> group_of_key;
-  std::vector<Group> groups;
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    auto [it, inserted] = group_of_key.try_emplace(keys[i], groups.size());
-    if (inserted) groups.push_back({group_rank(options.seed, keys[i]), keys[i], {}});
-    groups[it->second].members.push_back(i);
-  }
-  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.key < b.key;
-  });
-
-  const auto want_test = static_cast<std::size_t>(std::llround(options.test_fraction * kept.size()));
-  const auto want_valid = static_cast<std::size_t>(std::llround(options.valid_fraction * kept.size()));
-  enum Split : char { kTrain, kValid, kTest };
-  std::vector<char> split_of(kept.size(), kTrain);
-  std::size_t n_test = 0;
-  std::size_t n_valid = 0;
-  for (const Group& group : groups) {
-    Split split = kTrain;
-    if (n_test < want_test) {
-      split = kTest;
-      n_test += group.members.size();
-    } else if (n_valid < want_valid) {
-      split = kValid;
-      n_valid += group.members.size();
-    }
-    for (const std::size_t member : group.members) split_of[member] = split;
-  }
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    auto& destination = split_of[i] == kTest ? splits.test : split_of[i] == kValid ? splits.valid : splits.train;
-    destination.push_back(std::move(kept[i]));
+  KeptPairs kept = filter_pairs(raw, options, clean_mode, splits.report);
+  const std::vector<Destination> destinations = assign_splits(kept.keys, options);
+  for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
+    auto& split = destinations[i] == Destination::kTest    ? splits.test
+                  : destinations[i] == Destination::kValid ? splits.valid
+                                                           : splits.train;
+    split.push_back(std::move(kept.pairs[i]));
   }
   return splits;
 }

@@ -4,6 +4,7 @@
 
 #include "nmt/check.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 
 namespace nmt::decode {
 
@@ -15,7 +16,7 @@ void SearchOptions::validate() const {
   check::positive("temperature", temperature);
   check::non_negative("top_k", top_k);
   if (!(top_p > 0.0 && top_p <= 1.0)) {
-    throw ConfigError("top_p: expected a number in (0, 1], got " + check::format_number(top_p));
+    throw ConfigError("top_p: expected a number in (0, 1], got " + format_number(top_p));
   }
   check::positive("batch_size", batch_size);
   if (strategy == Strategy::kBeam && n_best > beam_size) {

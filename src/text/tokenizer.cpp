@@ -4,6 +4,7 @@
 
 #include "nmt/check.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 #include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/word_tokenizer.h"
 
@@ -42,7 +43,7 @@ void TextOptions::validate() const {
   check::in_range("vocab_size", static_cast<double>(vocab_size), 16, 1'000'000);
   if (character_coverage <= 0.0 || character_coverage > 1.0) {
     throw ConfigError("character_coverage: expected a number in (0, 1], got " +
-                      check::format_number(character_coverage));
+                      format_number(character_coverage));
   }
 }
 

@@ -4,24 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "nmt/format.h"
+
 namespace nmt::train {
 
 ProgressDisplay::ProgressDisplay(bool is_terminal) : is_terminal_(is_terminal) {}
-
-std::string format_duration(double seconds) {
-  const auto total = static_cast<int64_t>(seconds < 0 ? 0 : seconds + 0.5);
-  const int64_t hours = total / 3600;
-  const int64_t minutes = total / 60 % 60;
-  const int64_t secs = total % 60;
-  char buffer[32];
-  if (hours > 0) {
-    std::snprintf(buffer, sizeof buffer, "%lld:%02lld:%02lld", static_cast<long long>(hours),
-                  static_cast<long long>(minutes), static_cast<long long>(secs));
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%lld:%02lld", static_cast<long long>(minutes), static_cast<long long>(secs));
-  }
-  return buffer;
-}
 
 void ProgressDisplay::update(const ProgressLine& line) {
   if (!is_terminal_) return;
@@ -36,7 +23,7 @@ void ProgressDisplay::update(const ProgressLine& line) {
   std::fprintf(stderr, "\r\033[Kepoch %lld/%lld [%s] %3.0f%% step %lld loss %.4f lr %.2e %.0f tok/s ETA %s",
                static_cast<long long>(line.epoch), static_cast<long long>(line.epochs), bar.c_str(), done * 100.0,
                static_cast<long long>(line.step), line.loss, line.lr, line.tokens_per_second,
-               format_duration(line.eta_seconds).c_str());
+               format_clock(line.eta_seconds).c_str());
   std::fflush(stderr);
   has_line_ = true;
 }
@@ -45,7 +32,7 @@ void ProgressDisplay::log(const ProgressLine& line) {
   if (is_terminal_) return;
   spdlog::info("epoch {}/{} batch {}/{} step {} loss {:.4f} lr {:.3g} {:.0f} tgt tok/s ETA {}", line.epoch,
                line.epochs, line.batch, line.batches, line.step, line.loss, line.lr, line.tokens_per_second,
-               format_duration(line.eta_seconds));
+               format_clock(line.eta_seconds));
 }
 
 void ProgressDisplay::clear() {

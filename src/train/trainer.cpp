@@ -11,6 +11,7 @@
 #include <torch/cuda.h>
 #include <torch/nn/utils/clip_grad.h>
 
+#include "nmt/format.h"
 #include "nmt/text/vocab.h"
 #include "nmt/train/progress.h"
 #include "nmt/train/schedule.h"
@@ -84,9 +85,22 @@ struct TrainingSession {
   double seconds = 0.0;  // their training time
 };
 
+struct EpochOutcome {
+  double mean_loss = 0.0;
+  std::optional<TrainStop> stop;
+};
+
 namespace {
 
-const char* reason_name(StopReason reason) {
+TrainStop diverged(const std::string& what) {
+  return {StopReason::kDiverged, what +
+                                     "; stopped without saving, the last good checkpoint is kept. "
+                                     "Try a lower lr or clip_norm"};
+}
+
+}  // namespace
+
+const char* stop_reason_name(StopReason reason) {
   switch (reason) {
     case StopReason::kFinished:
       return "finished";
@@ -102,28 +116,32 @@ const char* reason_name(StopReason reason) {
   return "?";
 }
 
-}  // namespace
-
-Trainer::Trainer(model::Transformer model, TrainerSetup setup, std::vector<data::EncodedPair> train,
+Trainer::Trainer(model::Transformer model,
+                 TrainerSetup setup,
+                 std::vector<data::EncodedPair> train,
                  std::vector<data::EncodedPair> valid)
     : model_(std::move(model)),
       setup_(std::move(setup)),
       train_(std::move(train)),
       valid_(std::move(valid)),
       parameters_(model_->parameters()),
-      optimizer_(parameters_, AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2, setup_.options.adam_eps}) {}
+      optimizer_(parameters_,
+                 AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2,
+                             setup_.options.adam_eps}) {}
 
 bool Trainer::uses_bf16() const {
   return train::uses_bf16(setup_.options.precision, setup_.device.is_cuda());
 }
 
 data::BatchPlan Trainer::epoch_plan(int64_t epoch) const {
-  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, setup_.options.seed, true};
+  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens,
+                                       setup_.options.seed, /*shuffle=*/true};
   return data::plan_batches(train_, batching, epoch);
 }
 
 void Trainer::resume(const std::string& checkpoint_path) {
-  progress_ = load_checkpoint(checkpoint_path, model_, &optimizer_, setup_.device, /*restore_rng=*/true);
+  progress_ =
+      load_checkpoint(checkpoint_path, model_, &optimizer_, setup_.device, /*restore_rng=*/true);
 }
 
 StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
@@ -152,7 +170,9 @@ StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
   (result.loss.sum / result.loss.tokens.clamp_min(1)).backward();
   mark(result.times.backward, since);
 
-  if (setup_.options.clip_norm > 0.0) torch::nn::utils::clip_grad_norm_(parameters_, setup_.options.clip_norm);
+  if (setup_.options.clip_norm > 0.0) {
+    torch::nn::utils::clip_grad_norm_(parameters_, setup_.options.clip_norm);
+  }
   optimizer_.step(learning_rate(setup_.options, optimizer_.steps() + 1));
   optimizer_.zero_grad();
   mark(result.times.optimizer, since);
@@ -161,28 +181,26 @@ StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
 }
 
 ValidationResult Trainer::validate() {
-  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0, false};
-  const ValidationResult result =
-      evaluate_loss(model_, valid_, batching, setup_.options.label_smoothing, setup_.device, uses_bf16());
+  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0,
+                                       /*shuffle=*/false};
+  const ValidationResult result = evaluate_loss(model_, valid_, batching,
+                                                setup_.options.label_smoothing, setup_.device,
+                                                uses_bf16());
   model_->train();
   return result;
 }
 
-void Trainer::save(const std::string& name, bool with_optimizer) {
-  save_checkpoint(setup_.run_dir + "/" + name, model_, with_optimizer ? &optimizer_ : nullptr, progress_,
-                  setup_.config_json);
+void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
+  save_checkpoint(path, model_, with_optimizer == WithOptimizer::kYes ? &optimizer_ : nullptr,
+                  progress_, setup_.config_json);
 }
 
-void Trainer::finish_epoch(MetricsLog& metrics, double train_loss, TrainResult& result) {
+std::optional<TrainStop> Trainer::finish_epoch(MetricsLog& metrics, double train_loss) {
   const auto start = Clock::now();
   const ValidationResult valid = validate();
   const bool has_valid = valid.tokens > 0;
-  const bool is_finite = std::isfinite(train_loss) && (!has_valid || std::isfinite(valid.loss));
-  if (!is_finite) {
-    result.reason = StopReason::kDiverged;
-    result.message = "the loss is no longer finite (train " + std::to_string(train_loss) +
-                     "); stopped without saving, the last good checkpoint is kept. Try a lower lr or clip_norm";
-    return;
+  if (!std::isfinite(train_loss) || (has_valid && !std::isfinite(valid.loss))) {
+    return diverged("the loss is no longer finite (train " + std::to_string(train_loss) + ")");
   }
   const bool is_best = has_valid && valid.loss < progress_.best_valid_loss;
   if (is_best) {
@@ -193,85 +211,96 @@ void Trainer::finish_epoch(MetricsLog& metrics, double train_loss, TrainResult& 
   }
   ++progress_.epoch;
   progress_.batch = 0;
-  if (is_best) save("best.pt", /*with_optimizer=*/false);
-  save("checkpoint.pt", /*with_optimizer=*/true);
+  const RunDir& run = setup_.run;
+  if (is_best) save(run.best(), WithOptimizer::kNo);
+  save(run.checkpoint(), WithOptimizer::kYes);
   if (setup_.options.average_last > 0) {
-    save("epoch-" + std::to_string(progress_.epoch) + ".pt", /*with_optimizer=*/false);
+    save(run.epoch_weights(progress_.epoch), WithOptimizer::kNo);
     std::error_code ignored;
-    std::filesystem::remove(
-        setup_.run_dir + "/epoch-" + std::to_string(progress_.epoch - setup_.options.average_last) + ".pt", ignored);
+    std::filesystem::remove(run.epoch_weights(progress_.epoch - setup_.options.average_last),
+                            ignored);
   }
-  nlohmann::json record = {{"event", "epoch"},      {"epoch", progress_.epoch},
-                           {"step", progress_.step}, {"train_loss", train_loss},
-                           {"lr", learning_rate(setup_.options, progress_.step)},
-                           {"train_seconds", progress_.train_seconds},
-                           {"target_tokens", progress_.target_tokens},
-                           {"is_best", is_best},
-                           {"validation_seconds", seconds_since(start)}};
+  EpochRecord record;
+  record.epoch = progress_.epoch;
+  record.step = progress_.step;
+  record.train_loss = train_loss;
+  record.lr = learning_rate(setup_.options, progress_.step);
+  record.train_seconds = progress_.train_seconds;
+  record.target_tokens = progress_.target_tokens;
+  record.is_best = is_best;
+  record.validation_seconds = seconds_since(start);
   if (has_valid) {
-    record["valid_loss"] = valid.loss;
-    record["valid_ppl"] = std::exp(valid.nll);
+    record.valid_loss = valid.loss;
+    record.valid_ppl = std::exp(valid.nll);
+    spdlog::info("epoch {}/{}: train loss {:.4f}, valid loss {:.4f} (ppl {:.2f}){}, {} steps, {}",
+                 progress_.epoch, setup_.options.epochs, train_loss, valid.loss,
+                 std::exp(valid.nll), is_best ? ", best so far" : "", progress_.step,
+                 format_clock(progress_.train_seconds));
+  } else {
+    spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch,
+                 setup_.options.epochs, train_loss, progress_.step);
   }
   metrics.write(record);
-  if (has_valid) {
-    spdlog::info("epoch {}/{}: train loss {:.4f}, valid loss {:.4f} (ppl {:.2f}){}, {} steps, {}",
-                 progress_.epoch, setup_.options.epochs, train_loss, valid.loss, std::exp(valid.nll),
-                 is_best ? ", best so far" : "", progress_.step, format_duration(progress_.train_seconds));
-  } else {
-    spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch, setup_.options.epochs, train_loss,
-                 progress_.step);
+  const int64_t patience = setup_.options.early_stopping;
+  if (patience > 0 && progress_.epochs_without_improvement >= patience) {
+    return TrainStop{StopReason::kEarlyStopped,
+                     "no better validation loss for " +
+                         std::to_string(progress_.epochs_without_improvement) +
+                         " epochs: stopped early"};
   }
-  if (setup_.options.early_stopping > 0 && progress_.epochs_without_improvement >= setup_.options.early_stopping) {
-    result.reason = StopReason::kEarlyStopped;
-    result.message = "no better validation loss for " + std::to_string(progress_.epochs_without_improvement) +
-                     " epochs: stopped early";
-  }
+  return std::nullopt;
 }
 
 void Trainer::write_average(MetricsLog& metrics) {
+  const RunDir& run = setup_.run;
   std::vector<std::string> paths;
-  for (int64_t epoch = std::max<int64_t>(1, progress_.epoch - setup_.options.average_last + 1); epoch <= progress_.epoch;
-       ++epoch) {
-    const std::string path = setup_.run_dir + "/epoch-" + std::to_string(epoch) + ".pt";
-    if (std::filesystem::exists(path)) paths.push_back(path);
+  const int64_t first = std::max<int64_t>(1, progress_.epoch - setup_.options.average_last + 1);
+  for (int64_t epoch = first; epoch <= progress_.epoch; ++epoch) {
+    if (std::filesystem::exists(run.epoch_weights(epoch))) paths.push_back(run.epoch_weights(epoch));
   }
   if (paths.size() < 2) return;
   load_averaged_weights(paths, model_, setup_.device);
   const ValidationResult valid = validate();
   // Translation picks averaged.pt first, so it is kept only when it beats best.pt.
   const bool is_better = valid.tokens == 0 || valid.loss < progress_.best_valid_loss;
-  metrics.write({{"event", "average"}, {"checkpoints", paths.size()}, {"valid_loss", valid.loss},
-                 {"valid_ppl", std::exp(valid.nll)}, {"kept", is_better}});
+  metrics.write(AverageRecord{static_cast<int64_t>(paths.size()), valid.loss,
+                              std::exp(valid.nll), is_better});
   if (is_better) {
-    save("averaged.pt", /*with_optimizer=*/false);
-    spdlog::info("averaged.pt: mean of the last {} epochs, valid loss {:.4f} (ppl {:.2f}), better than best.pt",
-                 paths.size(), valid.loss, std::exp(valid.nll));
+    save(run.averaged(), WithOptimizer::kNo);
+    spdlog::info(
+        "averaged.pt: mean of the last {} epochs, valid loss {:.4f} (ppl {:.2f}), better than "
+        "best.pt",
+        paths.size(), valid.loss, std::exp(valid.nll));
   } else {
     std::error_code ignored;
-    std::filesystem::remove(setup_.run_dir + "/averaged.pt", ignored);
-    spdlog::info("the mean of the last {} epochs has valid loss {:.4f}, not better than best.pt ({:.4f}): not kept",
-                 paths.size(), valid.loss, progress_.best_valid_loss);
+    std::filesystem::remove(run.averaged(), ignored);
+    spdlog::info(
+        "the mean of the last {} epochs has valid loss {:.4f}, not better than best.pt ({:.4f}): "
+        "not kept",
+        paths.size(), valid.loss, progress_.best_valid_loss);
   }
   // The run's latest checkpoint stays the trained model; the average is its own file.
-  load_checkpoint(setup_.run_dir + "/checkpoint.pt", model_, nullptr, setup_.device, /*restore_rng=*/false);
+  load_checkpoint(run.checkpoint(), model_, nullptr, setup_.device, /*restore_rng=*/false);
 }
 
-bool Trainer::should_stop(const std::atomic<bool>& stop_requested, TrainResult& result) {
-  const bool is_at_limit = setup_.options.max_steps > 0 && progress_.step >= setup_.options.max_steps;
-  if (!is_at_limit && !stop_requested.load()) return false;
-  save("checkpoint.pt", /*with_optimizer=*/true);
+std::optional<TrainStop> Trainer::check_stop(const std::atomic<bool>& stop_requested) {
+  const bool is_at_limit =
+      setup_.options.max_steps > 0 && progress_.step >= setup_.options.max_steps;
+  if (!is_at_limit && !stop_requested.load()) return std::nullopt;
+  save(setup_.run.checkpoint(), WithOptimizer::kYes);
   if (is_at_limit) {
-    result.reason = StopReason::kStepLimit;
-    result.message = "reached max_steps (" + std::to_string(setup_.options.max_steps) + "); checkpoint saved";
-  } else {
-    result.reason = StopReason::kInterrupted;
-    result.message = "interrupted at epoch " + std::to_string(progress_.epoch + 1) + ", batch " +
-                     std::to_string(progress_.batch) + "; checkpoint saved, continue with --resume";
+    return TrainStop{StopReason::kStepLimit, "reached max_steps (" +
+                                                 std::to_string(setup_.options.max_steps) +
+                                                 "); checkpoint saved"};
   }
-  return true;
+  return TrainStop{StopReason::kInterrupted,
+                   "interrupted at epoch " + std::to_string(progress_.epoch + 1) + ", batch " +
+                       std::to_string(progress_.batch) +
+                       "; checkpoint saved, continue with --resume"};
 }
 
-double Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session, TrainResult& result) {
+EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested,
+                                TrainingSession& session) {
   const TrainOptions& options = setup_.options;
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
@@ -279,9 +308,9 @@ double Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSessi
   LossWindow window(setup_.device);
   double last_loss = 0.0;
   for (int64_t b = progress_.batch; b < batches; ++b) {
-    if (should_stop(stop_requested, result)) {
+    if (std::optional<TrainStop> stop = check_stop(stop_requested)) {
       session.display.clear();
-      return 0.0;
+      return {0.0, std::move(stop)};
     }
     const auto start = Clock::now();
     const data::Batch batch = data::collate(train_, plan[static_cast<std::size_t>(b)]);
@@ -292,14 +321,12 @@ double Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSessi
     const bool is_log_step = progress_.step % options.log_every == 0 || b + 1 == batches;
     // Reading the loss synchronises a GPU, so there it happens only at log steps.
     if (setup_.device.is_cpu() || is_log_step) {
-      last_loss = step.loss.sum.item<double>() / static_cast<double>(std::max<int64_t>(1, batch.target_tokens));
+      last_loss = step.loss.sum.item<double>() /
+                  static_cast<double>(std::max<int64_t>(1, batch.target_tokens));
       if (!std::isfinite(last_loss)) {
         session.display.clear();
-        result.reason = StopReason::kDiverged;
-        result.message = "the loss became " + std::to_string(last_loss) + " at step " +
-                         std::to_string(progress_.step) +
-                         "; stopped without saving, the last good checkpoint is kept. Try a lower lr or clip_norm";
-        return last_loss;
+        return {last_loss, diverged("the loss became " + std::to_string(last_loss) +
+                                    " at step " + std::to_string(progress_.step))};
       }
     }
     const double seconds = seconds_since(start);
@@ -309,15 +336,22 @@ double Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSessi
     session.seconds += seconds;
     ++session.batches;
     const int64_t remaining = (batches - b - 1) + (options.epochs - progress_.epoch - 1) * batches;
-    ProgressLine line{progress_.epoch + 1, options.epochs, b + 1, batches, progress_.step, last_loss,
-                      learning_rate(options, progress_.step), 0.0,
-                      static_cast<double>(remaining) * session.seconds / static_cast<double>(session.batches)};
+    ProgressLine line{progress_.epoch + 1,
+                      options.epochs,
+                      b + 1,
+                      batches,
+                      progress_.step,
+                      last_loss,
+                      learning_rate(options, progress_.step),
+                      0.0,
+                      static_cast<double>(remaining) * session.seconds /
+                          static_cast<double>(session.batches)};
     if (is_log_step) {
       line.loss = window.mean_loss();
       line.tokens_per_second = window.tokens_per_second();
-      session.metrics.write({{"event", "train"}, {"epoch", line.epoch}, {"step", line.step}, {"loss", line.loss},
-                             {"lr", line.lr}, {"tgt_tokens_per_s", line.tokens_per_second},
-                             {"train_seconds", progress_.train_seconds}, {"rss_mib", resident_memory_mib()}});
+      session.metrics.write(TrainRecord{line.epoch, line.step, line.loss, line.lr,
+                                        line.tokens_per_second, progress_.train_seconds,
+                                        resident_memory_mib()});
       session.display.log(line);
       window = LossWindow(setup_.device);
     }
@@ -325,35 +359,37 @@ double Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSessi
         static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
     session.display.update(line);
     if (options.save_every > 0 && progress_.step % options.save_every == 0 && b + 1 < batches) {
-      save("checkpoint.pt", /*with_optimizer=*/true);
+      save(setup_.run.checkpoint(), WithOptimizer::kYes);
     }
   }
   session.display.clear();
-  return epoch.mean_loss();
+  return {epoch.mean_loss(), std::nullopt};
 }
 
 TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
-  TrainingSession session{MetricsLog(setup_.run_dir + "/metrics.jsonl"), ProgressDisplay(setup_.is_terminal)};
+  TrainingSession session{MetricsLog(setup_.run.metrics()), ProgressDisplay(setup_.is_terminal)};
+  session.metrics.write(StartRecord{progress_.epoch, progress_.step,
+                                    static_cast<int64_t>(train_.size()),
+                                    static_cast<int64_t>(valid_.size()), setup_.device.str()});
+  std::optional<TrainStop> stop;
+  while (progress_.epoch < setup_.options.epochs && !stop) {
+    EpochOutcome outcome = run_epoch(stop_requested, session);
+    stop = outcome.stop ? std::move(outcome.stop) : finish_epoch(session.metrics, outcome.mean_loss);
+  }
   TrainResult result;
-  session.metrics.write({{"event", "start"}, {"epoch", progress_.epoch}, {"step", progress_.step},
-                         {"train_pairs", train_.size()}, {"valid_pairs", valid_.size()},
-                         {"device", setup_.device.str()}});
-  while (progress_.epoch < setup_.options.epochs && result.reason == StopReason::kFinished) {
-    const double train_loss = run_epoch(stop_requested, session, result);
-    if (result.reason != StopReason::kFinished) break;
-    finish_epoch(session.metrics, train_loss, result);
-  }
-  if (result.reason == StopReason::kFinished) {
-    result.message = "trained " + std::to_string(progress_.epoch) + " epochs";
-  }
+  result.reason = stop ? stop->reason : StopReason::kFinished;
+  result.message = stop ? stop->message : "trained " + std::to_string(progress_.epoch) + " epochs";
   const bool has_ended_normally =
       result.reason == StopReason::kFinished || result.reason == StopReason::kEarlyStopped;
   if (has_ended_normally && setup_.options.average_last > 0) write_average(session.metrics);
-  const bool has_best = std::isfinite(progress_.best_valid_loss);
-  session.metrics.write({{"event", "end"}, {"reason", reason_name(result.reason)}, {"message", result.message},
-                         {"epoch", progress_.epoch}, {"step", progress_.step},
-                         {"train_seconds", progress_.train_seconds},
-                         {"best_valid_loss", has_best ? nlohmann::json(progress_.best_valid_loss) : nlohmann::json()}});
+  EndRecord end;
+  end.reason = stop_reason_name(result.reason);
+  end.message = result.message;
+  end.epoch = progress_.epoch;
+  end.step = progress_.step;
+  end.train_seconds = progress_.train_seconds;
+  if (std::isfinite(progress_.best_valid_loss)) end.best_valid_loss = progress_.best_valid_loss;
+  session.metrics.write(end);
   result.progress = progress_;
   return result;
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "nmt/format.h"
+
 namespace nmt::viz {
 namespace {
 
@@ -83,26 +85,7 @@ std::string script_json(const nlohmann::json& value) {
 }
 
 std::string format_number(double value, int significant) {
-  if (!std::isfinite(value)) return "n/a";
-  if (value == 0.0) return "0";
-  significant = std::max(1, significant);
-  const double magnitude = std::abs(value);
-  char buffer[64];
-  std::to_chars_result result{};
-  if (magnitude >= 1e7 || magnitude < 1e-4) {
-    result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, significant);
-    return std::string(buffer, result.ptr);
-  }
-  const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
-  const int decimals = std::max(0, significant - 1 - exponent);
-  result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
-  std::string text(buffer, result.ptr);
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
+  return std::isfinite(value) ? nmt::format_number(value, significant) : "n/a";
 }
 
 std::string page_begin(std::string_view title, std::string_view style) {

@@ -17,8 +17,7 @@ std::string escape_html(std::string_view text);
 // the enclosing <script> element nor open a comment. Invalid UTF-8 in strings becomes U+FFFD.
 std::string script_json(const nlohmann::json& value);
 
-// value with at most `significant` significant digits, "." as the decimal mark and no trailing zeros
-// ("0.5", "1234", "1.5e+07"); "n/a" when it is not finite.
+// nmt::format_number for a page (4 significant digits unless told), "n/a" when not finite.
 std::string format_number(double value, int significant = 4);
 
 // "<!DOCTYPE html>" up to and including "<body>": UTF-8, the escaped title, base_style() and then `style`.

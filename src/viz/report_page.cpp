@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
+#include <variant>
 
+#include "nmt/format.h"
 #include "viz/html.h"
 #include "viz/svg_chart.h"
 
@@ -44,47 +47,34 @@ struct Summary {
   double best_valid_loss = kNaN;
   double best_valid_ppl = kNaN;
   std::string end_reason;
-  nlohmann::json latest_eval;  // the last "eval" record, null when none
+  std::optional<EvalRecord> latest_eval;
 };
 
-double number_or(const nlohmann::json& record, const char* key, double fallback) {
-  const auto it = record.find(key);
-  return it != record.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string string_or(const nlohmann::json& record, const char* key, const std::string& fallback) {
-  const auto it = record.find(key);
-  return it != record.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-Summary summarize(const std::vector<nlohmann::json>& records) {
+Summary summarize(const std::vector<MetricsRecord>& records) {
   Summary summary;
-  for (const nlohmann::json& record : records) {
-    if (!record.is_object()) continue;
-    const std::string event = string_or(record, "event", "");
-    if (event == "eval") {  // evaluations come after training and carry no step of their own
-      summary.latest_eval = record;
-      continue;
-    }
-    summary.steps = number_or(record, "step", summary.steps);
-    summary.seconds = number_or(record, "train_seconds", summary.seconds);
-    if (event == "epoch") summary.epochs = number_or(record, "epoch", summary.epochs);
-    if (event == "end") summary.end_reason = string_or(record, "reason", summary.end_reason);
-    const double valid = number_or(record, "valid_loss", kNaN);
-    if (event == "epoch" && !(valid >= summary.best_valid_loss)) {
-      summary.best_valid_loss = valid;
-      summary.best_valid_ppl = number_or(record, "valid_ppl", kNaN);
+  for (const MetricsRecord& record : records) {
+    if (const auto* train = std::get_if<TrainRecord>(&record)) {
+      summary.steps = static_cast<double>(train->step);
+      summary.seconds = train->train_seconds;
+    } else if (const auto* epoch = std::get_if<EpochRecord>(&record)) {
+      summary.steps = static_cast<double>(epoch->step);
+      summary.seconds = epoch->train_seconds;
+      summary.epochs = static_cast<double>(epoch->epoch);
+      if (epoch->valid_loss && !(*epoch->valid_loss >= summary.best_valid_loss)) {
+        summary.best_valid_loss = *epoch->valid_loss;
+        summary.best_valid_ppl = epoch->valid_ppl.value_or(kNaN);
+      }
+    } else if (const auto* end = std::get_if<EndRecord>(&record)) {
+      summary.steps = static_cast<double>(end->step);
+      summary.seconds = end->train_seconds;
+      summary.end_reason = end->reason;
+    } else if (const auto* start = std::get_if<StartRecord>(&record)) {
+      summary.steps = static_cast<double>(start->step);
+    } else if (const auto* eval = std::get_if<EvalRecord>(&record)) {
+      summary.latest_eval = *eval;  // evaluations come after training and carry no step
     }
   }
   return summary;
-}
-
-std::string format_duration(double seconds) {
-  if (!std::isfinite(seconds)) return "n/a";
-  const auto total = static_cast<long long>(std::llround(seconds));
-  if (total < 60) return format_number(seconds, 3) + " s";
-  if (total < 3600) return std::to_string(total / 60) + " min " + std::to_string(total % 60) + " s";
-  return std::to_string(total / 3600) + " h " + std::to_string(total % 3600 / 60) + " min";
 }
 
 std::string stat(const std::string& value, const std::string& name) {
@@ -100,10 +90,10 @@ std::string summary_section(const Summary& summary) {
   out += stat(format_number(summary.best_valid_loss, 4), "best valid loss");
   if (std::isfinite(summary.best_valid_ppl))
     out += stat(format_number(summary.best_valid_ppl, 4), "valid ppl");
-  const double bleu = number_or(summary.latest_eval, "bleu", kNaN);
-  const double chrf = number_or(summary.latest_eval, "chrf", kNaN);
-  if (std::isfinite(bleu)) out += stat(format_number(bleu, 4), "BLEU, latest evaluation");
-  if (std::isfinite(chrf)) out += stat(format_number(chrf, 4), "chrF, latest evaluation");
+  if (summary.latest_eval) {
+    out += stat(format_number(summary.latest_eval->bleu, 4), "BLEU, latest evaluation");
+    out += stat(format_number(summary.latest_eval->chrf, 4), "chrF, latest evaluation");
+  }
   if (!summary.end_reason.empty()) out += stat(summary.end_reason, "ended");
   return out + "</div>\n";
 }
@@ -158,41 +148,36 @@ std::string cell(double value, int significant) {
   return "<td class=\"num\">" + (std::isfinite(value) ? format_number(value, significant) : "") + "</td>";
 }
 
-std::string epoch_table(const std::vector<nlohmann::json>& records) {
+std::string epoch_table(const std::vector<MetricsRecord>& records) {
   std::string rows;
-  for (const nlohmann::json& record : records) {
-    if (!record.is_object() || string_or(record, "event", "") != "epoch") continue;
-    const auto is_best = record.find("is_best");
-    rows += "<tr>" + cell(number_or(record, "epoch", kNaN), 6) + cell(number_or(record, "step", kNaN), 12) +
-            cell(number_or(record, "train_loss", kNaN), 4) + cell(number_or(record, "valid_loss", kNaN), 4) +
-            cell(number_or(record, "valid_ppl", kNaN), 4) + "<td class=\"num\">" +
-            format_duration(number_or(record, "train_seconds", kNaN)) + "</td><td>" +
-            (is_best != record.end() && is_best->is_boolean() && is_best->get<bool>() ? "best" : "") +
-            "</td></tr>\n";
+  for (const MetricsRecord& record : records) {
+    const auto* epoch = std::get_if<EpochRecord>(&record);
+    if (!epoch) continue;
+    rows += "<tr>" + cell(static_cast<double>(epoch->epoch), 6) +
+            cell(static_cast<double>(epoch->step), 12) + cell(epoch->train_loss, 4) +
+            cell(epoch->valid_loss.value_or(kNaN), 4) + cell(epoch->valid_ppl.value_or(kNaN), 4) +
+            "<td class=\"num\">" + format_duration(epoch->train_seconds) + "</td><td>" +
+            (epoch->is_best ? "best" : "") + "</td></tr>\n";
   }
   if (rows.empty()) return "";
   return "<h2>Epochs</h2>\n<table><tr><th class=\"num\">epoch</th><th class=\"num\">step</th>"
-         "<th class=\"num\">train loss</th><th class=\"num\">valid loss</th><th class=\"num\">valid ppl</th>"
+         "<th class=\"num\">train loss</th><th class=\"num\">valid loss</th><th "
+         "class=\"num\">valid ppl</th>"
          "<th class=\"num\">training time</th><th></th></tr>\n" +
          rows + "</table>\n";
 }
 
-std::string text_cell(const nlohmann::json& record, const char* key) {
-  const auto it = record.find(key);
-  if (it == record.end() || it->is_null()) return "<td></td>";
-  if (it->is_string()) return "<td>" + escape_html(it->get<std::string>()) + "</td>";
-  if (it->is_boolean()) return std::string("<td>") + (it->get<bool>() ? "yes" : "no") + "</td>";
-  return "<td>" + escape_html(it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</td>";
-}
+std::string text_cell(const std::string& text) { return "<td>" + escape_html(text) + "</td>"; }
 
-std::string evaluation_table(const std::vector<nlohmann::json>& records) {
+std::string evaluation_table(const std::vector<MetricsRecord>& records) {
   std::string rows;
-  for (const nlohmann::json& record : records) {
-    if (!record.is_object() || string_or(record, "event", "") != "eval") continue;
-    rows += "<tr>" + text_cell(record, "data") + text_cell(record, "checkpoint") + text_cell(record, "decoding") +
-            text_cell(record, "notebook_form") + cell(number_or(record, "bleu", kNaN), 4) +
-            cell(number_or(record, "chrf", kNaN), 4) + cell(number_or(record, "loss", kNaN), 4) +
-            cell(number_or(record, "perplexity", kNaN), 4) + "</tr>\n";
+  for (const MetricsRecord& record : records) {
+    const auto* eval = std::get_if<EvalRecord>(&record);
+    if (!eval) continue;
+    rows += "<tr>" + text_cell(eval->data) + text_cell(eval->checkpoint) +
+            text_cell(eval->decoding) + text_cell(eval->notebook_form ? "yes" : "no") +
+            cell(eval->bleu, 4) + cell(eval->chrf, 4) + cell(eval->loss, 4) +
+            cell(eval->perplexity, 4) + "</tr>\n";
   }
   if (rows.empty()) return "";
   return "<h2>Evaluations</h2>\n<table><tr><th>data</th><th>checkpoint</th><th>decoding</th>"

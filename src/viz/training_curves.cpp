@@ -1,20 +1,11 @@
 // training_curves of nmt/viz/report_page.h.
 #include <string>
+#include <variant>
 
 #include "nmt/viz/report_page.h"
 
 namespace nmt::viz {
 namespace {
-
-bool is_number(const nlohmann::json& record, const char* key) {
-  const auto it = record.find(key);
-  return it != record.end() && it->is_number();
-}
-
-bool is_event(const nlohmann::json& record, const char* event) {
-  const auto it = record.find("event");
-  return it != record.end() && it->is_string() && it->get<std::string>() == event;
-}
 
 void add_point(Curve& curve, double step, double seconds, double value) {
   curve.steps.push_back(step);
@@ -22,25 +13,48 @@ void add_point(Curve& curve, double step, double seconds, double value) {
   curve.values.push_back(value);
 }
 
+// The step and training time a record was written at, when it carries them.
+struct Position {
+  double step;
+  double seconds;
+};
+
+std::optional<Position> position_of(const MetricsRecord& record) {
+  if (const auto* train = std::get_if<TrainRecord>(&record)) {
+    return Position{static_cast<double>(train->step), train->train_seconds};
+  }
+  if (const auto* epoch = std::get_if<EpochRecord>(&record)) {
+    return Position{static_cast<double>(epoch->step), epoch->train_seconds};
+  }
+  if (const auto* end = std::get_if<EndRecord>(&record)) {
+    return Position{static_cast<double>(end->step), end->train_seconds};
+  }
+  if (const auto* start = std::get_if<StartRecord>(&record)) {
+    return Position{static_cast<double>(start->step), 0.0};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::vector<Curve> training_curves(const std::vector<nlohmann::json>& records) {
+std::vector<Curve> training_curves(const std::vector<MetricsRecord>& records) {
   Curve train{"train loss", {}, {}, {}};
   Curve valid{"valid loss", {}, {}, {}};
   Curve bleu{"BLEU", {}, {}, {}};
-  double step = 0.0;
-  double seconds = 0.0;
-  for (const nlohmann::json& record : records) {
-    if (!record.is_object()) continue;
-    if (is_number(record, "step")) step = record["step"].get<double>();
-    if (is_number(record, "train_seconds")) seconds = record["train_seconds"].get<double>();
-    if (is_event(record, "train") && is_number(record, "loss")) {
-      add_point(train, step, seconds, record["loss"].get<double>());
+  Position at{0.0, 0.0};
+  for (const MetricsRecord& record : records) {
+    if (const std::optional<Position> position = position_of(record)) {
+      at.step = position->step;
+      // A start record has no training time of its own: keep the one seen before.
+      if (!std::holds_alternative<StartRecord>(record)) at.seconds = position->seconds;
     }
-    if (is_event(record, "epoch") && is_number(record, "valid_loss")) {
-      add_point(valid, step, seconds, record["valid_loss"].get<double>());
+    if (const auto* step = std::get_if<TrainRecord>(&record)) {
+      add_point(train, at.step, at.seconds, step->loss);
+    } else if (const auto* epoch = std::get_if<EpochRecord>(&record)) {
+      if (epoch->valid_loss) add_point(valid, at.step, at.seconds, *epoch->valid_loss);
+    } else if (const auto* eval = std::get_if<EvalRecord>(&record)) {
+      add_point(bleu, at.step, at.seconds, eval->bleu);
     }
-    if (is_number(record, "bleu")) add_point(bleu, step, seconds, record["bleu"].get<double>());
   }
   std::vector<Curve> curves;
   for (Curve* curve : {&train, &valid, &bleu}) {

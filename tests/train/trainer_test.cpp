@@ -48,7 +48,7 @@ TrainingRun make_run(const std::string& dir, TrainOptions options, std::vector<d
   torch::manual_seed(17);
   TrainingRun run;
   run.model = model::Transformer(model_options, 12, 12);
-  TrainerSetup setup{options, dir, "{}", torch::kCPU, false};
+  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false};
   run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
   return run;
 }
@@ -135,7 +135,7 @@ TEST(TrainerTest, ANonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   }
   TrainOptions more = options;
   more.epochs = 2;
-  TrainingRun continued{run.model, std::make_unique<Trainer>(run.model, TrainerSetup{more, dir.path(), "{}", torch::kCPU, false},
+  TrainingRun continued{run.model, std::make_unique<Trainer>(run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false},
                                                      copy_pairs(64, 1), copy_pairs(16, 2))};
   continued.trainer->resume(dir.file("checkpoint.pt"));
   {

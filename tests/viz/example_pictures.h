@@ -61,37 +61,57 @@ inline viz::AttentionPicture example_picture() {
   return picture;
 }
 
+// A train record at step, with the loss and training time given.
+inline TrainRecord train_record(int64_t step, double loss, double seconds) {
+  TrainRecord record;
+  record.epoch = step / 100;
+  record.step = step;
+  record.loss = loss;
+  record.lr = 5e-4;
+  record.train_seconds = seconds;
+  record.time = 1.7e9 + static_cast<double>(step);
+  return record;
+}
+
+// An epoch record; valid_loss < 0 means the run had no validation split.
+inline EpochRecord epoch_record(int64_t epoch, int64_t step, double train_loss, double valid_loss,
+                                double seconds) {
+  EpochRecord record;
+  record.epoch = epoch;
+  record.step = step;
+  record.train_loss = train_loss;
+  record.train_seconds = seconds;
+  record.is_best = valid_loss >= 0;
+  if (valid_loss >= 0) {
+    record.valid_loss = valid_loss;
+    record.valid_ppl = std::exp(valid_loss);
+  }
+  record.time = 1.7e9 + static_cast<double>(step);
+  return record;
+}
+
+inline EvalRecord eval_record(const std::string& data, double bleu, double chrf) {
+  EvalRecord record;
+  record.data = data;
+  record.checkpoint = "runs/example/best.pt";
+  record.decoding = "beam 5, length penalty 1";
+  record.bleu = bleu;
+  record.chrf = chrf;
+  return record;
+}
+
 // metrics.jsonl records of a short run with 2 epochs and a final evaluation.
-inline std::vector<nlohmann::json> example_records() {
-  std::vector<nlohmann::json> records = {{{"event", "start"}, {"epoch", 0}, {"step", 0}, {"device", "cpu"}}};
+inline std::vector<MetricsRecord> example_records() {
+  std::vector<MetricsRecord> records = {StartRecord{0, 0, 1000, 100, "cpu", 1.7e9}};
   for (int step = 10; step <= 200; step += 10) {
-    records.push_back({{"event", "train"},
-                       {"epoch", step / 100},
-                       {"step", step},
-                       {"loss", 8.0 * std::exp(-step / 80.0) + 1.5},
-                       {"lr", 5e-4},
-                       {"train_seconds", step * 0.9},
-                       {"time", 1.7e9 + step}});
+    records.push_back(train_record(step, 8.0 * std::exp(-step / 80.0) + 1.5, step * 0.9));
     if (step % 100 == 0) {
-      records.push_back({{"event", "epoch"},
-                         {"epoch", step / 100},
-                         {"step", step},
-                         {"train_loss", 8.0 * std::exp(-step / 80.0) + 1.6},
-                         {"valid_loss", 2.9 - step / 400.0},
-                         {"valid_ppl", std::exp(2.9 - step / 400.0)},
-                         {"train_seconds", step * 0.9},
-                         {"is_best", true},
-                         {"time", 1.7e9 + step}});
+      records.push_back(epoch_record(step / 100, step, 8.0 * std::exp(-step / 80.0) + 1.6,
+                                     2.9 - step / 400.0, step * 0.9));
     }
   }
-  records.push_back({{"event", "end"}, {"reason", "epochs"}, {"step", 200}, {"train_seconds", 180.0}});
-  records.push_back({{"event", "eval"},
-                     {"data", "test split of runs/example"},
-                     {"checkpoint", "runs/example/best.pt"},
-                     {"decoding", "beam 5, length penalty 1"},
-                     {"notebook_form", false},
-                     {"bleu", 21.5},
-                     {"chrf", 44.2}});
+  records.push_back(EndRecord{"finished", "trained 2 epochs", 2, 200, 180.0, 2.4, 1.7e9});
+  records.push_back(eval_record("test split of runs/example", 21.5, 44.2));
   return records;
 }
 

@@ -37,15 +37,13 @@ TEST(ReportHtmlTest, HasChartsAndTheConfigValues) {
 
 TEST(ReportHtmlTest, ListsEveryEvaluationAndSummarisesTheLatest) {
   ReportInput input = example_input();
-  input.records.push_back({{"event", "eval"},
-                           {"data", "valid split of runs/example"},
-                           {"checkpoint", "runs/example/averaged.pt"},
-                           {"decoding", "greedy"},
-                           {"notebook_form", true},
-                           {"bleu", 19.25},
-                           {"chrf", 40.5},
-                           {"loss", 2.75},
-                           {"time", 1.795e9}});
+  EvalRecord valid = nmt::testing::eval_record("valid split of runs/example", 19.25, 40.5);
+  valid.checkpoint = "runs/example/averaged.pt";
+  valid.decoding = "greedy";
+  valid.notebook_form = true;
+  valid.loss = 2.75;
+  valid.time = 1.795e9;
+  input.records.push_back(valid);
   const std::string page = render_report_html(input);
   const std::size_t table = page.find("<h2>Evaluations</h2>");
   ASSERT_NE(table, std::string::npos);
@@ -66,7 +64,8 @@ TEST(ReportHtmlTest, ListsEveryEvaluationAndSummarisesTheLatest) {
 
 TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
   ReportInput input = example_input();
-  input.records.push_back({{"event", "eval"}, {"bleu", 23.0}, {"step", 300}});
+  input.records.push_back(nmt::testing::train_record(300, 1.6, 270.0));
+  input.records.push_back(nmt::testing::eval_record("test split of runs/example", 23.0, 45.0));
   const std::string page = render_report_html(input);
   EXPECT_TRUE(contains(page, "BLEU against steps"));
 }
@@ -105,16 +104,18 @@ TEST(ReportHtmlTest, SaysSoWhenThereAreNoMetrics) {
 
 TEST(ReportHtmlTest, SaysSoWhenNoLossWasRecorded) {
   ReportInput input = example_input();
-  input.records = {{{"event", "start"}, {"step", 0}}};
+  input.records = {StartRecord{}};
   const std::string page = render_report_html(input);
   EXPECT_TRUE(contains(page, "No loss recorded yet"));
   EXPECT_FALSE(contains(page, "<svg"));
 }
 
-TEST(ReportHtmlTest, WorksWithoutConfigAndWithOddEvaluations) {
+TEST(ReportHtmlTest, WorksWithoutConfigAndEscapesRecordText) {
   ReportInput input = example_input();
   input.config = nullptr;
-  input.records.push_back({{"event", "eval"}, {"bleu", "n/a"}, {"data", "<test>"}, {"decoding", {{"beam", 5}}}});
+  EvalRecord odd = nmt::testing::eval_record("<test>", 1.0, 2.0);
+  odd.decoding = "{\"beam\":5}";
+  input.records.push_back(odd);
   const std::string page = render_report_html(input);
   EXPECT_TRUE(contains(page, "No configuration"));
   EXPECT_TRUE(contains(page, "&lt;test&gt;"));

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -18,18 +17,20 @@ const Curve* find(const std::vector<Curve>& curves, const std::string& name) {
 }
 
 TEST(TrainingCurvesTest, OnePointPerTrainRecordAndPerEpochWithValidLossInOrder) {
-  const std::vector<nlohmann::json> records = {
-      {{"event", "start"}, {"step", 0}},
-      {{"event", "train"}, {"step", 10}, {"loss", 5.0}, {"train_seconds", 1.0}},
-      {{"event", "train"}, {"step", 20}, {"loss", 4.0}, {"train_seconds", 2.0}},
-      {{"event", "epoch"}, {"step", 20}, {"train_loss", 4.5}, {"valid_loss", 4.2}, {"train_seconds", 2.5}},
-      {{"event", "average"}, {"valid_loss", 4.1}},
+  using nmt::testing::epoch_record;
+  using nmt::testing::train_record;
+  const std::vector<MetricsRecord> records = {
+      StartRecord{},
+      train_record(10, 5.0, 1.0),
+      train_record(20, 4.0, 2.0),
+      epoch_record(1, 20, 4.5, 4.2, 2.5),
+      AverageRecord{2, 4.1, 60.3, true},
       // Resumed from the checkpoint at step 20: step 30 is logged twice.
-      {{"event", "train"}, {"step", 30}, {"loss", 3.5}, {"train_seconds", 3.0}},
-      {{"event", "start"}, {"step", 20}},
-      {{"event", "train"}, {"step", 30}, {"loss", 3.4}, {"train_seconds", 3.1}},
-      {{"event", "epoch"}, {"step", 40}, {"train_loss", 3.2}, {"train_seconds", 4.0}},  // no validation
-      {{"event", "end"}, {"step", 40}},
+      train_record(30, 3.5, 3.0),
+      StartRecord{1, 20, 64, 16, "cpu"},
+      train_record(30, 3.4, 3.1),
+      epoch_record(2, 40, 3.2, -1, 4.0),  // no validation
+      EndRecord{"finished", "", 2, 40, 4.0, std::nullopt},
   };
   const std::vector<Curve> curves = training_curves(records);
   ASSERT_EQ(curves.size(), 2u);
@@ -55,17 +56,7 @@ TEST(TrainingCurvesTest, BleuTakesTheStepOfTheRecordsBeforeIt) {
   EXPECT_EQ(bleu->seconds, (std::vector<double>{180}));
 }
 
-TEST(TrainingCurvesTest, SkipsRecordsWithoutUsableValues) {
-  const std::vector<nlohmann::json> records = {
-      nlohmann::json::array(),
-      {{"event", "train"}, {"step", 1}},                     // no loss
-      {{"event", "train"}, {"step", 2}, {"loss", nullptr}},  // a NaN loss is written as null
-      {{"event", "train"}, {"step", 3}, {"loss", "high"}},
-      {{"event", 7}, {"loss", 1.0}},
-  };
-  EXPECT_TRUE(training_curves(records).empty());
-  EXPECT_TRUE(training_curves({}).empty());
-}
+TEST(TrainingCurvesTest, NoRecordsNoCurves) { EXPECT_TRUE(training_curves({}).empty()); }
 
 }  // namespace
 }  // namespace nmt::viz

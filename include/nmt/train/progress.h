@@ -41,7 +41,4 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point last_draw_{};
 };
 
-// "1:02:03" / "4:05".
-std::string format_duration(double seconds);
-
 }  // namespace nmt::train

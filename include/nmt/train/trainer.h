@@ -5,22 +5,24 @@
 // message when the loss stops being finite (the last good checkpoint is kept).
 //
 // Logs through spdlog (a progress line on a terminal, plain records otherwise) and appends every
-// record to RUN/metrics.jsonl. On CUDA the forward pass can run under bf16 autocast.
+// record to RUN/metrics.jsonl (nmt/metrics.h). On CUDA the forward pass can run under bf16 autocast.
 // Throws CheckpointError when a checkpoint cannot be written or read.
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <c10/core/Device.h>
 
 #include "nmt/data/batcher.h"
+#include "nmt/metrics.h"
 #include "nmt/model/transformer.h"
+#include "nmt/run_dir.h"
 #include "nmt/train/adam.h"
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/loss.h"
-#include "nmt/train/metrics.h"
 #include "nmt/train/options.h"
 #include "nmt/train/validation.h"
 
@@ -28,13 +30,22 @@ namespace nmt::train {
 
 struct TrainerSetup {
   TrainOptions options;
-  std::string run_dir;      // checkpoints and metrics.jsonl go here
+  RunDir run;               // checkpoints and metrics.jsonl go here
   std::string config_json;  // the resolved configuration, stored in every checkpoint
   c10::Device device{c10::kCPU};
   bool is_terminal = false;  // draw a status line instead of log lines
 };
 
 enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged };
+
+// "finished", "early_stopped", "step_limit", "interrupted", "diverged" (metrics.jsonl).
+const char* stop_reason_name(StopReason reason);
+
+// Why training stopped before its planned end, with one sentence for the user.
+struct TrainStop {
+  StopReason reason = StopReason::kFinished;
+  std::string message;
+};
 
 struct TrainResult {
   StopReason reason = StopReason::kFinished;
@@ -56,6 +67,7 @@ struct StepResult {
 };
 
 struct TrainingSession;  // what one run() carries between epochs (trainer.cpp)
+struct EpochOutcome;     // an epoch's mean loss, or why it stopped (trainer.cpp)
 
 class Trainer {
  public:
@@ -83,13 +95,16 @@ class Trainer {
 
  private:
   bool uses_bf16() const;
-  // Saves a checkpoint and fills result when max_steps is reached or a stop was requested.
-  bool should_stop(const std::atomic<bool>& stop_requested, TrainResult& result);
-  // Trains the rest of the current epoch; returns its mean loss (result tells whether it ended early).
-  double run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session, TrainResult& result);
-  void save(const std::string& name, bool with_optimizer);
-  void finish_epoch(MetricsLog& metrics, double train_loss, TrainResult& result);
+  // When max_steps is reached or a stop was requested: saves checkpoint.pt and says why.
+  std::optional<TrainStop> check_stop(const std::atomic<bool>& stop_requested);
+  // Trains the rest of the current epoch.
+  EpochOutcome run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session);
+  // Validates, saves the epoch's checkpoints and logs; a stop when the loss diverged or early
+  // stopping triggers.
+  std::optional<TrainStop> finish_epoch(MetricsLog& metrics, double train_loss);
   void write_average(MetricsLog& metrics);
+  enum class WithOptimizer : bool { kNo, kYes };
+  void save(const std::string& path, WithOptimizer with_optimizer);
 
   model::Transformer model_;
   TrainerSetup setup_;

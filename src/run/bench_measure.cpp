@@ -1,5 +1,4 @@
-#include "cli/bench_common.h"
-
+// The measurements shared by the benchmarks: memory, GEMM peak, FLOPs of a step.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -7,7 +6,9 @@
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
 
-namespace nmt::cli {
+#include "nmt/run/bench.h"
+
+namespace nmt::run {
 
 double peak_rss_mib() {
   rusage usage{};
@@ -17,7 +18,8 @@ double peak_rss_mib() {
 
 double measure_gemm_peak(const c10::Device& device, bool use_bf16) {
   const int64_t n = device.is_cuda() ? 8192 : 1024;
-  const auto options = at::TensorOptions().device(device).dtype(device.is_cuda() && use_bf16 ? at::kBFloat16 : at::kFloat);
+  const auto options = at::TensorOptions().device(device).dtype(
+      device.is_cuda() && use_bf16 ? at::kBFloat16 : at::kFloat);
   const at::Tensor a = at::randn({n, n}, options);
   const at::Tensor b = at::randn({n, n}, options);
   auto sync = [&] {
@@ -41,7 +43,9 @@ double measure_gemm_peak(const c10::Device& device, bool use_bf16) {
   return 2.0 * static_cast<double>(n) * n * n * iterations / seconds;
 }
 
-double training_flops(const model::TransformerOptions& options, int64_t target_vocab, const StepShape& shape,
+double training_flops(const model::TransformerOptions& options,
+                      int64_t target_vocab,
+                      const StepShape& shape,
                       bool padded) {
   const double d = static_cast<double>(options.d_model);
   const double f = static_cast<double>(options.ff_mult) * d;
@@ -57,8 +61,9 @@ double training_flops(const model::TransformerOptions& options, int64_t target_v
   const double encoder = source_positions * (2 * (4 * d * d + 2 * d * f) + 4 * s * d);
   const double decoder = target_positions * (2 * (8 * d * d + 2 * d * f) + 4 * (t + s) * d) +
                          source_positions * 2 * 2 * d * d;  // cross-attention keys and values
-  const double output = static_cast<double>(shape.target_tokens) * 2 * d * static_cast<double>(target_vocab);
+  const double output =
+      static_cast<double>(shape.target_tokens) * 2 * d * static_cast<double>(target_vocab);
   return 3.0 * (layers * (encoder + decoder) + output);
 }
 
-}  // namespace nmt::cli
+}  // namespace nmt::run

@@ -1,0 +1,19 @@
+// Numbers and durations as people read them, the same in log lines, error messages and pages.
+// Locale-independent ("." is always the decimal mark). Torch-free; never throws; never logs.
+#pragma once
+
+#include <string>
+
+namespace nmt {
+
+// value with at most `significant` significant digits and no trailing zeros: "0.5", "1234",
+// "3.142", "1.5e+07", "2.5e-07"; "inf", "-inf" or "nan" when it is not finite.
+std::string format_number(double value, int significant = 6);
+
+// A clock reading for progress lines: "4:05", "1:02:03".
+std::string format_clock(double seconds);
+
+// A duration in words for reports: "42.5 s", "4 min 5 s", "1 h 2 min"; "n/a" when not finite.
+std::string format_duration(double seconds);
+
+}  // namespace nmt

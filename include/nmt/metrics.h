@@ -1,0 +1,127 @@
+// RUN/metrics.jsonl: one JSON object per line for every log record of a run, as typed records.
+// The trainer writes start/train/epoch/average/end records, `nmt eval` writes eval records, and
+// the report reads them all back through the same field lists, so a renamed key cannot silently
+// empty a chart. Records are appended and flushed as they happen, so a crash loses nothing logged.
+//
+//   {"event": "train", "epoch": 1, "step": 50, "loss": 5.1, "lr": 0.001, ..., "time": 1.7e9}
+//
+// Every record carries "time" (Unix seconds, set when written). A line that is not JSON, has an
+// unknown "event" or lacks a field of its kind is skipped by read_metrics and counted, never fatal.
+// Torch-free; throws nmt::Error when the file cannot be opened for appending; never logs.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nmt {
+
+// A training session began (fresh or resumed).
+struct StartRecord {
+  int64_t epoch = 0;  // epochs completed before this session
+  int64_t step = 0;
+  int64_t train_pairs = 0;
+  int64_t valid_pairs = 0;
+  std::string device;  // "cpu", "cuda:0"
+  double time = 0.0;
+};
+
+// The mean loss of the last log_every steps.
+struct TrainRecord {
+  int64_t epoch = 0;  // 1-based epoch the step belongs to
+  int64_t step = 0;
+  double loss = 0.0;  // label-smoothed, per target token
+  double lr = 0.0;
+  double tgt_tokens_per_s = 0.0;
+  double train_seconds = 0.0;  // training time so far
+  double rss_mib = 0.0;        // resident memory
+  double time = 0.0;
+};
+
+// An epoch ended and was validated.
+struct EpochRecord {
+  int64_t epoch = 0;  // epochs completed
+  int64_t step = 0;
+  double train_loss = 0.0;
+  double lr = 0.0;
+  double train_seconds = 0.0;
+  int64_t target_tokens = 0;  // real target tokens trained on so far
+  bool is_best = false;       // best.pt was written
+  double validation_seconds = 0.0;
+  std::optional<double> valid_loss;  // absent without a validation split
+  std::optional<double> valid_ppl;
+  double time = 0.0;
+};
+
+// The mean of the last epochs' weights was validated (train.average_last).
+struct AverageRecord {
+  int64_t checkpoints = 0;
+  double valid_loss = 0.0;
+  double valid_ppl = 0.0;
+  bool kept = false;  // averaged.pt was written
+  double time = 0.0;
+};
+
+// Training stopped.
+struct EndRecord {
+  std::string reason;   // finished, early_stopped, step_limit, interrupted, diverged
+  std::string message;  // the sentence shown to the user
+  int64_t epoch = 0;
+  int64_t step = 0;
+  double train_seconds = 0.0;
+  std::optional<double> best_valid_loss;
+  double time = 0.0;
+};
+
+// `nmt eval` scored a model.
+struct EvalRecord {
+  std::string data;        // "test split of RUN" or the source file
+  std::string checkpoint;  // the weights' file
+  std::string decoding;    // "greedy", "beam 5, length penalty 1", ...
+  bool notebook_form = false;
+  double bleu = 0.0;
+  double chrf = 0.0;
+  double loss = 0.0;
+  double perplexity = 0.0;
+  double time = 0.0;
+};
+
+using MetricsRecord =
+    std::variant<StartRecord, TrainRecord, EpochRecord, AverageRecord, EndRecord, EvalRecord>;
+
+// {"event": ..., fields...}; absent optional fields are left out.
+nlohmann::json to_json(const MetricsRecord& record);
+// The record a JSON object holds; nullopt when it is not an object, its event is unknown or a
+// field of its kind is missing or of the wrong type.
+std::optional<MetricsRecord> record_from_json(const nlohmann::json& json);
+
+// "train", "epoch", ... of a record.
+const char* event_name(const MetricsRecord& record);
+
+// Appends records to a metrics file.
+class MetricsLog {
+ public:
+  // Opens path for appending (a resumed run continues the same file).
+  explicit MetricsLog(const std::string& path);
+
+  // Writes record with its "time" set to now.
+  void write(MetricsRecord record);
+
+ private:
+  std::ofstream out_;
+};
+
+struct MetricsFile {
+  std::vector<MetricsRecord> records;       // in file order
+  std::vector<std::size_t> skipped_lines;   // 1-based numbers of lines that held no record
+};
+
+// Reads a metrics file; a missing file reads as no records.
+MetricsFile read_metrics(const std::string& path);
+
+}  // namespace nmt

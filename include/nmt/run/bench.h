@@ -1,0 +1,68 @@
+// `nmt bench` as library calls: training throughput of a configuration (with a breakdown of the
+// step and model FLOPs utilisation against a GEMM peak measured on the same device) and
+// translation throughput of a trained run. Both write nothing; bench_train prepares the data in a
+// scratch directory that it removes. Logs the phases it is in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <c10/core/Device.h>
+#include <nlohmann/json.hpp>
+
+#include "nmt/config.h"
+#include "nmt/model/options.h"
+#include "nmt/run/open_run.h"
+
+namespace nmt::run {
+
+// Peak resident memory of this process so far, in MiB.
+double peak_rss_mib();
+
+// Dense matrix-multiply throughput measured on device, in FLOP/s: 1024^2 fp32 on the CPU,
+// 8192^2 in bf16 (use_bf16) or fp32 on CUDA.
+double measure_gemm_peak(const c10::Device& device, bool use_bf16);
+
+// The shape of one training batch.
+struct StepShape {
+  int64_t rows = 0;
+  int64_t source_length = 0;  // padded S
+  int64_t target_length = 0;  // padded T
+  int64_t source_tokens = 0;  // real
+  int64_t target_tokens = 0;  // real
+};
+
+// Matrix-multiply FLOPs of one training step (forward + backward = 3 x forward), with the real
+// target tokens projected onto the vocabulary. With padded=false only real tokens count (model
+// FLOPs); with padded=true every computed position does.
+double training_flops(const model::TransformerOptions& options,
+                      int64_t target_vocab,
+                      const StepShape& shape,
+                      bool padded);
+
+struct BenchTrainOptions {
+  int64_t steps = 100;  // timed steps
+  int64_t warmup = 10;  // untimed steps first
+};
+
+// `nmt bench train`: a JSON object with device, threads, precision, steps, tgt_tokens_per_s,
+// src_tokens_per_s, sentences_per_s, tgt_tokens_per_step, ms_per_step, ms_per_step_phases {data,
+// forward, backward, optimizer}, padding_fraction, peak_rss_mib, gemm_peak_gflops,
+// model_tflops_per_step, mfu, hardware_utilisation and batching.
+nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options);
+// The same as lines for a person; `title` names the configuration.
+std::string bench_train_text(const nlohmann::json& result, const std::string& title);
+
+struct BenchTranslateOptions {
+  std::string split = "test";  // the run's split whose sources are translated
+  int64_t sentences = 1000;    // the split is repeated when it is shorter
+};
+
+// `nmt bench translate`: a JSON object with device, threads, strategy, beam_size, batch_size,
+// sentences, seconds, sentences_per_s, output_tokens_per_s and peak_rss_mib.
+nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options);
+std::string bench_translate_text(const nlohmann::json& result,
+                                 const OpenedRun& run,
+                                 const BenchTranslateOptions& options);
+
+}  // namespace nmt::run

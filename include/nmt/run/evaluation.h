@@ -1,0 +1,71 @@
+// `nmt eval` as a library call: translate a run's held-out split (or given source and reference
+// files), score the translations with sacreBLEU-exact BLEU and chrF, measure the teacher-forced
+// loss, and append an eval record to the run's metrics.jsonl.
+//
+// Which text is scored: word models are scored in the notebook's cleaned form (references cleaned
+// like the training data); subword models on detokenised text against the raw references; with
+// is_notebook_form, every model in the notebook's cleaned form.
+// Throws ConfigError for inconsistent options, DataError/nmt::Error for unusable files; never logs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nmt/data/corpus.h"
+#include "nmt/eval/scores.h"
+#include "nmt/metrics.h"
+#include "nmt/run/open_run.h"
+#include "nmt/train/validation.h"
+
+namespace nmt::run {
+
+struct EvalOptions {
+  std::string split = "test";   // "test" or "valid": the run's split to score
+  std::string source_file;      // with reference_file: score these instead of a split
+  std::string reference_file;
+  std::string hypotheses_out;   // also write the hypotheses here, exactly as scored
+  bool is_notebook_form = false;
+
+  // Throws ConfigError naming the flag (--split, --src and --ref).
+  void validate() const;
+};
+
+// The sentences an evaluation translates and the references it scores against.
+struct EvalData {
+  std::vector<std::string> sources;     // as given to the translator
+  bool sources_are_cleaned = false;     // split files hold cleaned text
+  std::vector<std::string> references;  // in the form hypotheses are scored against
+  std::vector<data::SentencePair> cleaned_pairs;  // for the loss
+  std::string description;                        // "test split of RUN" or the source file
+};
+
+EvalData load_eval_data(const OpenedRun& run, const EvalOptions& options);
+
+struct EvalReport {
+  eval::Scores scores;
+  train::ValidationResult loss;
+  std::vector<std::string> hypotheses;  // as scored
+  std::string data;                     // EvalData::description
+  std::string checkpoint;
+  std::string references_form;  // how hypotheses and references were scored, in words
+  std::string decoding;         // "greedy", "beam 5, length penalty 1", ...
+  nlohmann::json decode_options;  // the decode section used
+  bool is_notebook_form = false;
+  double sentences_per_s = 0.0;   // translation speed
+};
+
+// Translates, scores and measures the loss; writes options.hypotheses_out when set and appends
+// the eval record to the run's metrics.
+EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& options);
+
+// `nmt eval --json`: scores_json plus loss, nll, perplexity, sentences, data, checkpoint,
+// references, strategy and sentences_per_s.
+nlohmann::json eval_report_json(const EvalReport& report);
+// `nmt eval`: the sacreBLEU lines, the loss, what was scored and how fast.
+std::string eval_report_text(const EvalReport& report);
+// The metrics.jsonl record of an evaluation.
+EvalRecord eval_record(const EvalReport& report);
+
+}  // namespace nmt::run

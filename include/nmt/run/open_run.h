@@ -1,0 +1,50 @@
+// Opening a trained run for use: what translate, eval, attention and bench translate share. The
+// run directory is resolved (--model, else runs/latest), its config.json read once with the
+// command's overrides applied, LibTorch's threads set, the device picked, and the tokenizers and
+// weights (in eval mode) loaded onto it.
+// Throws ConfigError (exit 2) for a missing run or a bad override, CheckpointError for missing or
+// mismatched weights, DataError for damaged tokenizer files; never logs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <c10/core/Device.h>
+
+#include "nmt/config.h"
+#include "nmt/model/transformer.h"
+#include "nmt/run_dir.h"
+#include "nmt/text/tokenizer.h"
+
+namespace nmt::run {
+
+// Which run and which of its weights (the --model and --checkpoint flags).
+struct RunRequest {
+  std::string run_dir;     // empty: runs/latest
+  std::string checkpoint;  // empty: averaged.pt, else best.pt, else checkpoint.pt
+};
+
+// A trained model ready to use.
+struct OpenedRun {
+  RunDir dir{""};
+  std::string checkpoint;  // the file the weights came from
+  Config config;           // config.json with the overrides applied
+  text::TokenizerPair tokenizers;
+  model::Transformer model{nullptr};
+  c10::Device device{c10::kCPU};
+  int64_t threads = 0;  // CPU threads set
+};
+
+// The run directory for --model: the given one, or runs/latest.
+RunDir resolve_run_dir(const std::string& requested);
+
+// The weights to use: `name` (a path, or a file of the run) when given, else the first of
+// averaged.pt, best.pt and checkpoint.pt that exists.
+std::string pick_checkpoint(const RunDir& run, const std::string& name);
+
+OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides);
+
+// Points runs/latest at run (a relative link when run is inside runs/).
+void update_latest_link(const RunDir& run);
+
+}  // namespace nmt::run

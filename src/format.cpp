@@ -1,0 +1,58 @@
+#include "nmt/format.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace nmt {
+
+std::string format_number(double value, int significant) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0.0) return "0";
+  significant = std::max(1, significant);
+  const double magnitude = std::abs(value);
+  char buffer[64];
+  std::to_chars_result result{};
+  if (magnitude >= 1e7 || magnitude < 1e-4) {
+    result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general,
+                           significant);
+    return std::string(buffer, result.ptr);
+  }
+  const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
+  const int decimals = std::max(0, significant - 1 - exponent);
+  result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+  std::string text(buffer, result.ptr);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
+
+std::string format_clock(double seconds) {
+  const auto total = static_cast<long long>(seconds < 0 ? 0 : seconds + 0.5);
+  char buffer[32];
+  if (total >= 3600) {
+    std::snprintf(buffer, sizeof buffer, "%lld:%02lld:%02lld", total / 3600, total / 60 % 60,
+                  total % 60);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%lld:%02lld", total / 60 % 60, total % 60);
+  }
+  return buffer;
+}
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds)) return "n/a";
+  const auto total = static_cast<long long>(std::llround(seconds));
+  if (total < 60) return format_number(seconds, 3) + " s";
+  if (total < 3600) {
+    return std::to_string(total / 60) + " min " + std::to_string(total % 60) + " s";
+  }
+  return std::to_string(total / 3600) + " h " + std::to_string(total % 3600 / 60) + " min";
+}
+
+}  // namespace nmt

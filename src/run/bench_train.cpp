@@ -1,0 +1,196 @@
+// bench_train of nmt/run/bench.h.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <torch/cuda.h>
+#include <torch/utils.h>
+
+#include "nmt/device.h"
+#include "nmt/error.h"
+#include "nmt/io.h"
+#include "nmt/run/bench.h"
+#include "nmt/run/data_phase.h"
+#include "nmt/train/trainer.h"
+
+namespace nmt::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Totals {
+  double seconds = 0.0;
+  train::StepTimes phases;
+  int64_t sentences = 0;
+  int64_t source_tokens = 0;
+  int64_t target_tokens = 0;
+  int64_t padded_target_tokens = 0;
+  double model_flops = 0.0;
+  double computed_flops = 0.0;
+};
+
+// A scratch directory for the prepared data, removed when the benchmark ends.
+class ScratchDirectory {
+ public:
+  ScratchDirectory()
+      : path_((std::filesystem::temp_directory_path() /
+               ("nmt-bench-" + std::to_string(getpid())))
+                  .string()) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDirectory() { remove_tree(path_); }
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+enum class MeasurePhases : bool { kNo, kYes };
+
+Totals run_steps(train::Trainer& trainer,
+                 const Config& config,
+                 int64_t target_vocab,
+                 int64_t first,
+                 int64_t count,
+                 MeasurePhases measure) {
+  Totals totals;
+  const bool is_cuda = trainer.model()->parameters().front().is_cuda();
+  const data::BatchPlan plan = trainer.epoch_plan(0);
+  const auto start = Clock::now();
+  for (int64_t i = 0; i < count; ++i) {
+    const auto& indices = plan[static_cast<std::size_t>((first + i) % static_cast<int64_t>(plan.size()))];
+    const auto collate_start = Clock::now();
+    const data::Batch batch = data::collate(trainer.train_pairs(), indices);
+    const double collate_seconds = seconds_since(collate_start);
+    const train::StepResult step = trainer.train_step(batch, measure == MeasurePhases::kYes);
+    totals.phases.data += collate_seconds + step.times.data;
+    totals.phases.forward += step.times.forward;
+    totals.phases.backward += step.times.backward;
+    totals.phases.optimizer += step.times.optimizer;
+    totals.sentences += batch.source.size(0);
+    totals.source_tokens += batch.source_tokens;
+    totals.target_tokens += batch.target_tokens;
+    totals.padded_target_tokens += batch.padded_target_tokens;
+    const StepShape shape{batch.source.size(0), batch.source.size(1), batch.target_in.size(1),
+                          batch.source_tokens, batch.target_tokens};
+    totals.model_flops += training_flops(config.model, target_vocab, shape, /*padded=*/false);
+    totals.computed_flops += training_flops(config.model, target_vocab, shape, /*padded=*/true);
+  }
+  if (is_cuda) torch::cuda::synchronize();
+  totals.seconds = seconds_since(start);
+  return totals;
+}
+
+// CUDA phases need a synchronisation each, which slows the steps: they are timed in a separate
+// pass of at most 50 steps and scaled to the timed ones.
+train::StepTimes cuda_phases(train::Trainer& trainer,
+                             const Config& config,
+                             int64_t target_vocab,
+                             const BenchTrainOptions& options) {
+  const int64_t count = std::min<int64_t>(options.steps, 50);
+  const Totals phased = run_steps(trainer, config, target_vocab, options.warmup + options.steps,
+                                  count, MeasurePhases::kYes);
+  const double scale = static_cast<double>(options.steps) / static_cast<double>(count);
+  return {phased.phases.data * scale, phased.phases.forward * scale,
+          phased.phases.backward * scale, phased.phases.optimizer * scale};
+}
+
+nlohmann::json result_json(const Config& config,
+                           const c10::Device& device,
+                           int64_t threads,
+                           bool uses_bf16,
+                           const Totals& totals,
+                           int64_t steps,
+                           double peak) {
+  const double per_step_ms = 1000.0 / static_cast<double>(steps);
+  const double per_second = 1.0 / totals.seconds;
+  return {
+      {"device", describe_device(device)},
+      {"threads", threads},
+      {"precision", uses_bf16 ? "bf16" : "fp32"},
+      {"steps", steps},
+      {"tgt_tokens_per_s", static_cast<double>(totals.target_tokens) * per_second},
+      {"src_tokens_per_s", static_cast<double>(totals.source_tokens) * per_second},
+      {"sentences_per_s", static_cast<double>(totals.sentences) * per_second},
+      {"tgt_tokens_per_step", static_cast<double>(totals.target_tokens) / static_cast<double>(steps)},
+      {"ms_per_step", totals.seconds * per_step_ms},
+      {"ms_per_step_phases",
+       {{"data", totals.phases.data * per_step_ms},
+        {"forward", totals.phases.forward * per_step_ms},
+        {"backward", totals.phases.backward * per_step_ms},
+        {"optimizer", totals.phases.optimizer * per_step_ms}}},
+      {"padding_fraction", 1.0 - static_cast<double>(totals.target_tokens) /
+                                     static_cast<double>(totals.padded_target_tokens)},
+      {"peak_rss_mib", peak_rss_mib()},
+      {"gemm_peak_gflops", peak / 1e9},
+      {"model_tflops_per_step", totals.model_flops / static_cast<double>(steps) / 1e12},
+      {"mfu", totals.model_flops * per_second / peak},
+      {"hardware_utilisation", totals.computed_flops * per_second / peak},
+      {"batching", config.train.max_tokens > 0
+                       ? fmt::format("max_tokens {}", config.train.max_tokens)
+                       : fmt::format("batch_size {}", config.train.batch_size)}};
+}
+
+}  // namespace
+
+nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options) {
+  if (options.steps < 1) {
+    throw ConfigError("--steps: expected a positive integer, got " + std::to_string(options.steps));
+  }
+  const int64_t threads = set_threads(config.train.threads);
+  const c10::Device device = resolve_device(config.train.device);
+  ScratchDirectory scratch;
+  const PreparedData prepared = prepare_data(config, RunDir(scratch.path()));
+  torch::manual_seed(config.train.seed);
+  const int64_t target_vocab = prepared.tokenizers.target->size();
+  model::Transformer model(config.model, prepared.tokenizers.source->size(), target_vocab);
+  model->to(device);
+  train::Trainer trainer(
+      model, train::TrainerSetup{config.train, RunDir(scratch.path()), "{}", device, false},
+      data::encode_pairs(prepared.splits.train, prepared.tokenizers), {});
+  const bool uses_bf16 = train::uses_bf16(config.train.precision, device.is_cuda());
+
+  spdlog::info("warm-up: {} steps", options.warmup);
+  run_steps(trainer, config, target_vocab, 0, options.warmup, MeasurePhases::kNo);
+  spdlog::info("timing {} steps", options.steps);
+  Totals totals = run_steps(trainer, config, target_vocab, options.warmup, options.steps,
+                            device.is_cpu() ? MeasurePhases::kYes : MeasurePhases::kNo);
+  if (device.is_cuda()) totals.phases = cuda_phases(trainer, config, target_vocab, options);
+  const double peak = measure_gemm_peak(device, uses_bf16);
+  return result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
+}
+
+std::string bench_train_text(const nlohmann::json& result, const std::string& title) {
+  const nlohmann::json& phases = result["ms_per_step_phases"];
+  return fmt::format(
+      "{} on {} ({}), {}\n"
+      "  target tokens/s  {:10.1f}   (real tokens, {:.0f} per step)\n"
+      "  source tokens/s  {:10.1f}\n"
+      "  sentences/s      {:10.1f}\n"
+      "  ms/step          {:10.1f}   data {:.1f} | forward {:.1f} | backward {:.1f} | optimizer "
+      "{:.1f}\n"
+      "  padding          {:9.1f}%   of target positions\n"
+      "  peak RSS         {:8.0f} MiB\n"
+      "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s GEMM ({:.1f}% counting padded "
+      "positions)\n",
+      title, result["device"].get<std::string>(), result["precision"].get<std::string>(),
+      result["batching"].get<std::string>(), result["tgt_tokens_per_s"].get<double>(),
+      result["tgt_tokens_per_step"].get<double>(), result["src_tokens_per_s"].get<double>(),
+      result["sentences_per_s"].get<double>(), result["ms_per_step"].get<double>(),
+      phases["data"].get<double>(), phases["forward"].get<double>(),
+      phases["backward"].get<double>(), phases["optimizer"].get<double>(),
+      100.0 * result["padding_fraction"].get<double>(), result["peak_rss_mib"].get<double>(),
+      100.0 * result["mfu"].get<double>(), result["gemm_peak_gflops"].get<double>(),
+      100.0 * result["hardware_utilisation"].get<double>());
+}
+
+}  // namespace nmt::run

@@ -1,0 +1,60 @@
+// bench_translate of nmt/run/bench.h.
+#include <chrono>
+
+#include <fmt/format.h>
+#include <torch/cuda.h>
+
+#include "nmt/data/dataset.h"
+#include "nmt/decode/translator.h"
+#include "nmt/device.h"
+#include "nmt/error.h"
+#include "nmt/run/bench.h"
+
+namespace nmt::run {
+
+nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options) {
+  const std::string path = run.dir.file(options.split + ".tsv");
+  const auto pairs = data::read_pairs(path);
+  if (pairs.empty()) throw DataError(path, "no sentences to translate");
+  std::vector<std::string> sources;
+  for (int64_t i = 0; i < options.sentences; ++i) {
+    sources.push_back(pairs[static_cast<std::size_t>(i) % pairs.size()].source);
+  }
+  const decode::SearchOptions& decoding = run.config.decode;
+  decode::Translator translator(run.model, run.tokenizers, run.config.text.clean, run.device);
+  const std::size_t warmup = std::min<std::size_t>(16, sources.size());
+  translator.translate_cleaned({sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(warmup)},
+                               decoding);
+  const auto start = std::chrono::steady_clock::now();
+  const decode::TranslationReport report = translator.translate_cleaned(sources, decoding);
+  if (run.device.is_cuda()) torch::cuda::synchronize();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double sentences = static_cast<double>(options.sentences);
+  return {{"device", describe_device(run.device)},
+          {"threads", run.threads},
+          {"strategy", config_to_json(run.config)["decode"]["strategy"]},
+          {"beam_size", decoding.beam_size},
+          {"batch_size", decoding.batch_size},
+          {"sentences", options.sentences},
+          {"seconds", seconds},
+          {"sentences_per_s", sentences / seconds},
+          {"output_tokens_per_s", static_cast<double>(report.output_tokens) / seconds},
+          {"peak_rss_mib", peak_rss_mib()}};
+}
+
+std::string bench_translate_text(const nlohmann::json& result,
+                                 const OpenedRun& run,
+                                 const BenchTranslateOptions& options) {
+  return fmt::format(
+      "{} sentences of {}/{}.tsv, {} (beam {}), batches of {}, on {}\n"
+      "  sentences/s      {:10.1f}\n"
+      "  output tokens/s  {:10.1f}\n"
+      "  peak RSS         {:8.0f} MiB\n",
+      options.sentences, run.dir.path(), options.split, result["strategy"].get<std::string>(),
+      result["beam_size"].get<int64_t>(), result["batch_size"].get<int64_t>(),
+      result["device"].get<std::string>(), result["sentences_per_s"].get<double>(),
+      result["output_tokens_per_s"].get<double>(), result["peak_rss_mib"].get<double>());
+}
+
+}  // namespace nmt::run

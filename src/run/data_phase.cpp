@@ -1,0 +1,121 @@
+#include "nmt/run/data_phase.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "nmt/data/corpus.h"
+#include "nmt/error.h"
+#include "nmt/io.h"
+
+namespace nmt::run {
+namespace {
+
+void log_read_report(const data::ReadReport& report) {
+  spdlog::info("read {}: {} lines, {} pairs, {} blank", report.file, report.lines, report.pairs,
+               report.blank);
+  if (report.skipped() == 0) return;
+  spdlog::warn(
+      "skipped {} malformed lines ({} wrong column count, {} invalid UTF-8, {} empty side)",
+      report.skipped(), report.bad_columns, report.bad_utf8, report.empty_side);
+  for (const std::string& problem : report.first_problems) spdlog::warn("  {}", problem);
+}
+
+nlohmann::json report_json(const data::ReadReport& read,
+                           const data::Splits& splits,
+                           const text::TokenizerPair& tokenizers) {
+  const data::FilterReport& filter = splits.report;
+  return {{"file", read.file},
+          {"lines", read.lines},
+          {"pairs_read", read.pairs},
+          {"blank_lines", read.blank},
+          {"malformed_lines",
+           {{"columns", read.bad_columns},
+            {"utf8", read.bad_utf8},
+            {"empty_side", read.empty_side}}},
+          {"dropped",
+           {{"empty_after_cleaning", filter.empty},
+            {"too_long", filter.too_long},
+            {"duplicates", filter.duplicates}}},
+          {"split",
+           {{"train", splits.train.size()},
+            {"valid", splits.valid.size()},
+            {"test", splits.test.size()}}},
+          {"vocab",
+           {{"source", tokenizers.source->size()}, {"target", tokenizers.target->size()}}}};
+}
+
+enum class Side { kSource, kTarget };
+
+std::vector<std::string> side(const std::vector<data::SentencePair>& pairs, Side which) {
+  std::vector<std::string> out;
+  out.reserve(pairs.size());
+  for (const auto& pair : pairs) out.push_back(which == Side::kSource ? pair.source : pair.target);
+  return out;
+}
+
+void log_splits(const Config& config, const data::Splits& splits) {
+  spdlog::info(
+      "kept {} pairs ({} dropped empty after cleaning, {} longer than {} words, {} duplicates)",
+      splits.report.kept, splits.report.empty, splits.report.too_long, config.data.max_words,
+      splits.report.duplicates);
+  spdlog::info("split: {} train, {} valid, {} test{}", splits.train.size(), splits.valid.size(),
+               splits.test.size(),
+               config.data.group_by_source ? " (grouped by source sentence)" : "");
+  if (splits.valid.empty()) {
+    spdlog::warn("the validation split is empty: no validation loss, no best.pt");
+  }
+}
+
+}  // namespace
+
+PreparedData prepare_data(const Config& config, const RunDir& dir) {
+  std::filesystem::create_directories(dir.path());
+  const auto start = std::chrono::steady_clock::now();
+  const data::Corpus corpus = data::read_tsv_file(config.data.path, config.data.format);
+  log_read_report(corpus.report);
+
+  PreparedData prepared;
+  prepared.splits = data::make_splits(corpus.pairs, config.data, config.text.clean);
+  const data::Splits& splits = prepared.splits;
+  if (splits.train.empty()) {
+    throw DataError(config.data.path,
+                    "no training pair left after cleaning, filtering and splitting");
+  }
+  log_splits(config, splits);
+  data::write_pairs(dir.split(Split::kTrain), splits.train);
+  data::write_pairs(dir.split(Split::kValid), splits.valid);
+  data::write_pairs(dir.split(Split::kTest), splits.test);
+
+  prepared.tokenizers =
+      text::train_tokenizers(config.text, side(splits.train, Side::kSource),
+                             side(splits.train, Side::kTarget), config.data.seed);
+  const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
+  spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
+               prepared.tokenizers.target->size(), fmt::join(files, ", "));
+
+  save_config(dir.config(), config);
+  write_text_atomically(dir.prepare_report(),
+                        report_json(corpus.report, splits, prepared.tokenizers).dump(2) + "\n");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("data ready in {} ({:.1f} s)", dir.path(), seconds);
+  return prepared;
+}
+
+PreparedData load_prepared_data(const Config& config, const RunDir& dir) {
+  PreparedData prepared;
+  prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
+  prepared.splits.valid = data::read_pairs(dir.split(Split::kValid));
+  prepared.splits.test = data::read_pairs(dir.split(Split::kTest));
+  prepared.tokenizers = text::load_tokenizers(config.text, dir.path());
+  return prepared;
+}
+
+std::string default_data_dir(const std::string& config_path) {
+  return "runs/" + std::filesystem::path(config_path).stem().string() + "-data";
+}
+
+}  // namespace nmt::run

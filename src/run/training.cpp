@@ -1,0 +1,148 @@
+#include "nmt/run/training.h"
+
+#include <ctime>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+#include <torch/utils.h>
+
+#include "nmt/data/batcher.h"
+#include "nmt/device.h"
+#include "nmt/error.h"
+#include "nmt/format.h"
+#include "nmt/run/data_phase.h"
+#include "nmt/run/open_run.h"
+#include "nmt/run/report.h"
+#include "nmt/run/stop_signal.h"
+
+namespace nmt::run {
+namespace {
+
+int64_t count_parameters(model::Transformer& model) {
+  int64_t count = 0;
+  for (const auto& parameter : model->parameters()) count += parameter.numel();
+  return count;
+}
+
+struct RunSetup {
+  RunDir run{""};
+  Config config;
+  PreparedData prepared;
+};
+
+RunSetup resumed_run(const TrainRequest& request) {
+  RunSetup setup{resolve_run_dir(request.run_dir), {}, {}};
+  if (!std::filesystem::exists(setup.run.checkpoint())) {
+    throw CheckpointError(setup.run.checkpoint() +
+                          ": nothing to resume (the run has no checkpoint yet)");
+  }
+  setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
+  save_config(setup.run.config(), setup.config);
+  setup.prepared = load_prepared_data(setup.config, setup.run);
+  spdlog::info("resuming {}", setup.run.path());
+  return setup;
+}
+
+RunSetup fresh_run(const TrainRequest& request) {
+  if (request.config_path.empty()) {
+    throw ConfigError("--config: required unless --resume is given");
+  }
+  RunSetup setup{RunDir(request.run_dir.empty() ? default_run_dir(request.config_path)
+                                                : request.run_dir),
+                 resolve_config(read_config_json(request.config_path), request.overrides),
+                 {}};
+  if (std::filesystem::exists(setup.run.checkpoint())) {
+    throw ConfigError("--out: " + setup.run.path() +
+                      " already holds a trained run; continue it with --resume or choose another "
+                      "--out");
+  }
+  setup.prepared = prepare_data(setup.config, setup.run);
+  return setup;
+}
+
+void log_outcome(const TrainOutcome& outcome) {
+  const train::TrainResult& result = outcome.result;
+  switch (result.reason) {
+    case train::StopReason::kFinished:
+    case train::StopReason::kEarlyStopped:
+    case train::StopReason::kStepLimit:
+      spdlog::info("{}; {} steps in {}, {:.0f} target tokens/s. Model in {}", result.message,
+                   result.progress.step, format_clock(result.progress.train_seconds),
+                   static_cast<double>(result.progress.target_tokens) /
+                       std::max(result.progress.train_seconds, 1e-9),
+                   outcome.run.path());
+      return;
+    case train::StopReason::kInterrupted:
+      spdlog::warn("{}", result.message);
+      return;
+    case train::StopReason::kDiverged:
+      spdlog::error("{}", result.message);
+      return;
+  }
+}
+
+}  // namespace
+
+TrainOutcome train_run(const TrainRequest& request) {
+  RunSetup setup = request.is_resume ? resumed_run(request) : fresh_run(request);
+  const Config& config = setup.config;
+  const int64_t threads = set_threads(config.train.threads);
+  const c10::Device device = resolve_device(config.train.device);
+  torch::manual_seed(config.train.seed);
+  const text::TokenizerPair& tokenizers = setup.prepared.tokenizers;
+  model::Transformer model(config.model, tokenizers.source->size(), tokenizers.target->size());
+  model->to(device);
+  spdlog::info(
+      "model: {} parameters, d_model {}, {}+{} layers, {} heads, {}-norm; device {}, {} threads",
+      count_parameters(model), config.model.d_model, config.model.layers, config.model.layers,
+      config.model.heads, config.model.norm == model::NormPosition::kPre ? "pre" : "post",
+      describe_device(device), threads);
+
+  train::TrainerSetup trainer_setup{config.train, setup.run, config_to_json(config).dump(), device,
+                                    request.is_terminal};
+  train::Trainer trainer(model, trainer_setup,
+                         data::encode_pairs(setup.prepared.splits.train, tokenizers),
+                         data::encode_pairs(setup.prepared.splits.valid, tokenizers));
+  if (request.is_resume) {
+    trainer.resume(setup.run.checkpoint());
+    spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,
+                 trainer.progress().batch, trainer.progress().step);
+  }
+  update_latest_link(setup.run);
+
+  TrainOutcome outcome{setup.run, {}};
+  {
+    const StopOnSignal stop;
+    outcome.result = trainer.run(stop.requested());
+  }
+  try {
+    write_report(setup.run, setup.run.report());
+  } catch (const std::exception& error) {
+    spdlog::warn("could not write {}: {}", setup.run.report(), error.what());
+  }
+  log_outcome(outcome);
+  return outcome;
+}
+
+int exit_status(train::StopReason reason) {
+  switch (reason) {
+    case train::StopReason::kFinished:
+    case train::StopReason::kEarlyStopped:
+    case train::StopReason::kStepLimit:
+      return 0;
+    case train::StopReason::kInterrupted:
+      return 130;
+    case train::StopReason::kDiverged:
+      return 1;
+  }
+  return 1;
+}
+
+std::string default_run_dir(const std::string& config_path) {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return "runs/" + std::filesystem::path(config_path).stem().string() + "-" + stamp;
+}
+
+}  // namespace nmt::run

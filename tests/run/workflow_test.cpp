@@ -1,0 +1,274 @@
+// The workflows behind the commands, called in-process on one tiny run trained on the sample
+// corpus: training, opening, evaluating, translating, attention pictures, reports, benchmarks.
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "nmt/error.h"
+#include "nmt/io.h"
+#include "nmt/run/attention.h"
+#include "nmt/run/bench.h"
+#include "nmt/run/data_phase.h"
+#include "nmt/run/evaluation.h"
+#include "nmt/run/open_run.h"
+#include "nmt/run/report.h"
+#include "nmt/run/training.h"
+#include "nmt/run/translation.h"
+#include "test_utils.h"
+
+namespace nmt::run {
+namespace {
+
+std::string tiny_config(const testing::ScratchDir& dir) {
+  return dir.write("tiny.json", R"({
+    "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv",
+             "valid_fraction": 0.1, "test_fraction": 0.1},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
+    "train": {"batch_size": 32, "epochs": 2, "lr": 0.003, "threads": 1, "average_last": 2}})");
+}
+
+class WorkflowTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = new testing::ScratchDir();
+    // train_run points runs/latest at the run: keep that link inside the scratch directory.
+    previous_dir_ = std::filesystem::current_path();
+    std::filesystem::current_path(scratch_->path());
+    TrainRequest request;
+    request.config_path = tiny_config(*scratch_);
+    request.run_dir = scratch_->file("run");
+    outcome_ = new TrainOutcome(train_run(request));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::current_path(previous_dir_);
+    delete outcome_;
+    delete scratch_;
+  }
+  static const RunDir& run() { return outcome_->run; }
+  static OpenedRun open(const ConfigOverrides& overrides = {}) {
+    return open_run({run().path(), ""}, overrides);
+  }
+
+  static testing::ScratchDir* scratch_;
+  static std::filesystem::path previous_dir_;
+  static TrainOutcome* outcome_;
+};
+
+testing::ScratchDir* WorkflowTest::scratch_ = nullptr;
+std::filesystem::path WorkflowTest::previous_dir_;
+TrainOutcome* WorkflowTest::outcome_ = nullptr;
+
+TEST_F(WorkflowTest, TrainingWritesTheRunAndPointsLatestAtIt) {
+  EXPECT_EQ(outcome_->result.reason, train::StopReason::kFinished);
+  EXPECT_EQ(outcome_->result.progress.epoch, 2);
+  EXPECT_EQ(exit_status(outcome_->result.reason), 0);
+  for (const std::string& path : {run().config(), run().checkpoint(), run().best(),
+                                  run().metrics(), run().report(), run().split(Split::kTest),
+                                  run().prepare_report()}) {
+    EXPECT_TRUE(std::filesystem::exists(path)) << path;
+  }
+  EXPECT_EQ(std::filesystem::canonical(kLatestRunLink), std::filesystem::canonical(run().path()));
+  const MetricsFile metrics = read_metrics(run().metrics());
+  EXPECT_TRUE(metrics.skipped_lines.empty());
+  ASSERT_GE(metrics.records.size(), 4u);
+  EXPECT_TRUE(std::holds_alternative<StartRecord>(metrics.records.front()));
+  EXPECT_EQ(std::get<EndRecord>(metrics.records.back()).reason, "finished");
+}
+
+TEST_F(WorkflowTest, ATrainedRunRefusesAFreshTrainingAndResumesToMoreEpochs) {
+  TrainRequest again;
+  again.config_path = tiny_config(*scratch_);
+  again.run_dir = run().path();
+  try {
+    train_run(again);
+    FAIL() << "training into a trained run must be refused";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("already holds a trained run"), std::string::npos);
+  }
+  testing::ScratchDir copy;
+  std::filesystem::copy(run().path(), copy.path(), std::filesystem::copy_options::recursive);
+  TrainRequest resume;
+  resume.run_dir = copy.path();
+  resume.is_resume = true;
+  resume.overrides = {{"train.epochs", 3}};
+  const TrainOutcome resumed = train_run(resume);
+  EXPECT_EQ(resumed.result.progress.epoch, 3);
+  EXPECT_EQ(load_config(RunDir(copy.path()).config()).train.epochs, 3) << "the override is kept";
+}
+
+TEST_F(WorkflowTest, OpenRunPrefersAveragedThenBestAndAppliesOverrides) {
+  const std::string expected =
+      std::filesystem::exists(run().averaged()) ? run().averaged() : run().best();
+  EXPECT_EQ(pick_checkpoint(run(), ""), expected);
+  EXPECT_EQ(pick_checkpoint(run(), "checkpoint.pt"), run().checkpoint());
+  const OpenedRun opened = open({{"decode.strategy", "beam"}, {"decode.beam_size", 3}});
+  EXPECT_EQ(opened.config.decode.strategy, decode::Strategy::kBeam);
+  EXPECT_EQ(opened.config.decode.beam_size, 3);
+  EXPECT_FALSE(opened.model->is_training());
+  EXPECT_EQ(opened.threads, 1);
+}
+
+TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {
+  auto message_of = [](const RunRequest& request, const ConfigOverrides& overrides) {
+    try {
+      open_run(request, overrides);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of({"/nonexistent", ""}, {}), "--model: /nonexistent is not a run directory");
+  EXPECT_EQ(message_of({scratch_->path(), ""}, {}),
+            "--model: " + scratch_->path() + " has no config.json (not a run directory)");
+  EXPECT_EQ(message_of({run().path(), ""}, {{"decode.beam_size", 0}}),
+            "decode.beam_size: expected a positive integer, got 0");
+  EXPECT_EQ(message_of({run().path(), "nope.pt"}, {}), run().file("nope.pt") + ": no such checkpoint");
+}
+
+TEST_F(WorkflowTest, EvaluationScoresTheTestSplitAndRecordsIt) {
+  OpenedRun opened = open();
+  EvalOptions options;
+  options.hypotheses_out = scratch_->file("hyp.txt");
+  const EvalReport report = evaluate(opened, load_eval_data(opened, options), options);
+  const std::size_t test_lines = read_lines(run().split(Split::kTest)).size();
+  EXPECT_EQ(report.hypotheses.size(), test_lines);
+  EXPECT_EQ(read_lines(options.hypotheses_out), report.hypotheses);
+  EXPECT_EQ(report.data, "test split of " + run().path());
+  EXPECT_EQ(report.decoding, "greedy");
+  EXPECT_GT(report.loss.tokens, 0);
+  EXPECT_GE(report.scores.bleu.score, 0.0);
+
+  const nlohmann::json json = eval_report_json(report);
+  EXPECT_EQ(json["sentences"], test_lines);
+  EXPECT_EQ(json["bleu"]["score"], report.scores.bleu.score);
+  EXPECT_EQ(json["strategy"]["strategy"], "greedy");
+  EXPECT_NE(eval_report_text(report).find("sentences of the test split of"), std::string::npos);
+
+  const MetricsFile metrics = read_metrics(run().metrics());
+  const auto* last = std::get_if<EvalRecord>(&metrics.records.back());
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->bleu, report.scores.bleu.score);
+  EXPECT_EQ(last->checkpoint, opened.checkpoint);
+}
+
+TEST_F(WorkflowTest, EvaluationOfFilesChecksTheirLineCounts) {
+  OpenedRun opened = open();
+  EvalOptions options;
+  options.source_file = scratch_->write("src.txt", "I am hungry.\nWhere is the library?\n");
+  options.reference_file = scratch_->write("ref.txt", "Tengo hambre.\n");
+  try {
+    load_eval_data(opened, options);
+    FAIL() << "mismatched files must be an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), options.source_file + " has 2 lines but " +
+                                             options.reference_file + " has 1");
+  }
+  options.reference_file = scratch_->write("ref2.txt", "Tengo hambre.\n¿Dónde está la biblioteca?\n");
+  const EvalData data = load_eval_data(opened, options);
+  EXPECT_FALSE(data.sources_are_cleaned);
+  EXPECT_EQ(data.references[0], "tengo hambre") << "word models score the notebook's form";
+  EXPECT_EQ(evaluate(opened, data, options).hypotheses.size(), 2u);
+}
+
+TEST(EvalOptionsTest, ValidationMessagesNameTheFlags) {
+  EvalOptions options;
+  options.source_file = "a.txt";
+  EXPECT_THROW(options.validate(), ConfigError);
+  options = EvalOptions{};
+  options.split = "nope";
+  try {
+    options.validate();
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()), "--split: expected \"test\" or \"valid\", got \"nope\"");
+  }
+}
+
+TEST_F(WorkflowTest, TranslatingAStreamGivesOneLinePerInputLine) {
+  OpenedRun opened = open();
+  std::istringstream in("I am hungry\r\n\nWhere is the bank?\n");
+  std::ostringstream out;
+  const TranslateSummary summary = translate_stream(opened, in, out, /*show_scores=*/false);
+  EXPECT_EQ(summary.inputs, 3u);
+  const std::string text = out.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  std::ostringstream direct;
+  translate_sentences(opened, {"I am hungry", "", "Where is the bank?"}, direct, false);
+  EXPECT_EQ(direct.str(), text);
+}
+
+TEST(TranslationFormatTest, NBestIsMosesAndScoresPrecedeSingleHypotheses) {
+  decode::TranslationReport report;
+  report.results = {{{"hola", "hola", {4}, -0.5f}, {"ola", "ola", {5}, -1.25f}},
+                    {{"adiós", "adiós", {6}, -0.25f}}};
+  EXPECT_EQ(format_translations(report, 7, false),
+            "7 ||| hola ||| -0.5\n7 ||| ola ||| -1.25\nadiós\n");
+  EXPECT_EQ(format_translations(report, 0, true),
+            "0 ||| hola ||| -0.5\n0 ||| ola ||| -1.25\n-0.25\tadiós\n");
+}
+
+TEST_F(WorkflowTest, AttentionPictureHasEveryLayerAndHead) {
+  OpenedRun opened = open();
+  const viz::AttentionPicture picture =
+      attention_picture(opened, "Where is the library?", opened.config.decode);
+  ASSERT_EQ(picture.cross.size(), 1u);
+  ASSERT_EQ(picture.cross[0].size(), 2u);
+  EXPECT_EQ(picture.source_tokens,
+            (std::vector<std::string>{"where", "is", "the", "library", "?"}));
+  EXPECT_EQ(picture.target_tokens.front(), "<SOS>");
+  EXPECT_EQ(picture.cross[0][0].rows, static_cast<int64_t>(picture.target_tokens.size()));
+  EXPECT_EQ(picture.cross[0][0].cols, 5);
+  EXPECT_THROW(attention_picture(opened, "   ", opened.config.decode), ConfigError);
+}
+
+TEST_F(WorkflowTest, ReportDrawsTheRunsCurves) {
+  const std::string out = scratch_->file("report.html");
+  write_report(run(), out);
+  const std::string page = read_text_file(out);
+  EXPECT_NE(page.find("Loss against steps"), std::string::npos);
+  EXPECT_NE(page.find(run().path()), std::string::npos);
+}
+
+TEST_F(WorkflowTest, BenchmarksReportThroughput) {
+  const nlohmann::json train = bench_train(load_config(run().config()), {3, 1});
+  EXPECT_EQ(train["steps"], 3);
+  EXPECT_GT(train["tgt_tokens_per_s"].get<double>(), 0.0);
+  EXPECT_GT(train["mfu"].get<double>(), 0.0);
+  EXPECT_NE(bench_train_text(train, "tiny").find("target tokens/s"), std::string::npos);
+  EXPECT_THROW(bench_train(load_config(run().config()), {0, 1}), ConfigError);
+
+  OpenedRun opened = open();
+  const BenchTranslateOptions options{"test", 20};
+  const nlohmann::json translate = bench_translate(opened, options);
+  EXPECT_EQ(translate["sentences"], 20);
+  EXPECT_GT(translate["sentences_per_s"].get<double>(), 0.0);
+  EXPECT_NE(bench_translate_text(translate, opened, options).find("sentences/s"),
+            std::string::npos);
+}
+
+TEST(TrainingTest, ExitStatusOfEveryStopReason) {
+  EXPECT_EQ(exit_status(train::StopReason::kFinished), 0);
+  EXPECT_EQ(exit_status(train::StopReason::kEarlyStopped), 0);
+  EXPECT_EQ(exit_status(train::StopReason::kStepLimit), 0);
+  EXPECT_EQ(exit_status(train::StopReason::kInterrupted), 130);
+  EXPECT_EQ(exit_status(train::StopReason::kDiverged), 1);
+  EXPECT_EQ(default_run_dir("configs/quickstart.json").rfind("runs/quickstart-", 0), 0u);
+}
+
+TEST(DataPhaseTest, PreparedDataLoadsBackIdentically) {
+  testing::ScratchDir dir;
+  const Config config = load_config(tiny_config(dir));
+  const PreparedData prepared = prepare_data(config, RunDir(dir.file("data")));
+  const PreparedData loaded = load_prepared_data(config, RunDir(dir.file("data")));
+  EXPECT_EQ(loaded.splits.train, prepared.splits.train);
+  EXPECT_EQ(loaded.splits.valid, prepared.splits.valid);
+  EXPECT_EQ(loaded.splits.test, prepared.splits.test);
+  EXPECT_EQ(loaded.tokenizers.source->size(), prepared.tokenizers.source->size());
+  EXPECT_EQ(default_data_dir("configs/seed.json"), "runs/seed-data");
+}
+
+}  // namespace
+}  // namespace nmt::run
