@@ -61,17 +61,62 @@ bool advance(Sentence& sentence, const float* scores, const int64_t* indices, in
   return is_full;
 }
 
+// The best 2k continuations of each live sentence: scores and flat indices (beam * V + token)
+// into its k beams' next-token distributions, on the CPU.
+struct Candidates {
+  at::Tensor scores;   // [live, 2k] float
+  at::Tensor indices;  // [live, 2k] int64
+  int64_t count = 0;   // 2k, or all k * V when smaller
+  int64_t vocab = 0;
+};
+
+Candidates top_candidates(const at::Tensor& logits, const std::vector<Sentence>& live, int64_t k) {
+  std::vector<float> beam_scores;
+  for (const Sentence& sentence : live) {
+    for (const Beam& beam : sentence.beams) beam_scores.push_back(beam.score);
+  }
+  const at::Tensor log_probs = next_log_probs(logits);
+  Candidates candidates;
+  candidates.vocab = log_probs.size(1);
+  const at::Tensor totals = (log_probs + at::tensor(beam_scores).to(logits.device()).unsqueeze(1))
+                                .view({static_cast<int64_t>(live.size()), k * candidates.vocab});
+  candidates.count = std::min<int64_t>(2 * k, k * candidates.vocab);
+  const auto [top_scores, top_indices] = totals.topk(candidates.count, -1);
+  candidates.scores = top_scores.cpu().contiguous();
+  candidates.indices = top_indices.cpu().contiguous();
+  return candidates;
+}
+
+// A finished sentence's n_best hypotheses, best first by normalised score.
+std::vector<Hypothesis> best_finished(Sentence& sentence, double length_penalty, int64_t n_best) {
+  std::stable_sort(sentence.finished.begin(), sentence.finished.end(),
+                   [length_penalty](const Hypothesis& a, const Hypothesis& b) {
+                     return normalized(a, length_penalty) > normalized(b, length_penalty);
+                   });
+  sentence.finished.resize(
+      std::min<std::size_t>(sentence.finished.size(), static_cast<std::size_t>(n_best)));
+  return std::move(sentence.finished);
+}
+
+// Sentences that go on to the next step, and the state rows and last tokens of their beams.
+struct NextStep {
+  std::vector<Sentence> live;
+  std::vector<int64_t> rows;
+  std::vector<int64_t> tokens;
+};
+
 }  // namespace
 
 BeamSearch::BeamSearch(int64_t beam_size, double length_penalty, int64_t n_best, int64_t max_len)
     : beam_size_(beam_size), length_penalty_(length_penalty), n_best_(n_best), max_len_(max_len) {}
 
-std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model, const at::Tensor& source,
+std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model,
+                                                        const at::Tensor& source,
                                                         const std::vector<int64_t>& lengths) const {
   const int64_t k = beam_size_;
   const auto device = source.device();
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(device);
   std::vector<Sentence> live;
-  std::vector<std::vector<Hypothesis>> results(lengths.size());
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     Sentence sentence{i, output_limit(max_len_, lengths[i]), {}, {}};
     for (int64_t b = 0; b < k; ++b) {
@@ -81,56 +126,40 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model, const 
     live.push_back(std::move(sentence));
   }
   model.start(source);
-  model.keep_rows(at::arange(static_cast<int64_t>(lengths.size()), at::TensorOptions().dtype(at::kLong).device(device))
-                      .repeat_interleave(k));
-  at::Tensor last = at::full({static_cast<int64_t>(lengths.size()) * k}, text::kSosId,
-                             at::TensorOptions().dtype(at::kLong).device(device));
+  model.keep_rows(
+      at::arange(static_cast<int64_t>(lengths.size()), long_options).repeat_interleave(k));
+  at::Tensor last = at::full({static_cast<int64_t>(lengths.size()) * k}, text::kSosId, long_options);
+  std::vector<std::vector<Hypothesis>> results(lengths.size());
   for (int64_t step = 0; !live.empty(); ++step) {
-    std::vector<float> beam_scores;
-    for (const Sentence& sentence : live) {
-      for (const Beam& beam : sentence.beams) beam_scores.push_back(beam.score);
-    }
-    const at::Tensor log_probs = next_log_probs(model.step(last));
-    const int64_t vocab = log_probs.size(1);
-    const at::Tensor totals = (log_probs + at::tensor(beam_scores).to(device).unsqueeze(1))
-                                  .view({static_cast<int64_t>(live.size()), k * vocab});
-    const int64_t candidates = std::min<int64_t>(2 * k, k * vocab);
-    const auto [top_scores, top_indices] = totals.topk(candidates, -1);
-    const at::Tensor scores = top_scores.cpu().contiguous();
-    const at::Tensor indices = top_indices.cpu().contiguous();
-
-    std::vector<Sentence> next_live;
-    std::vector<int64_t> rows;
-    std::vector<int64_t> tokens;
+    const Candidates candidates = top_candidates(model.step(last), live, k);
+    NextStep next;
     for (std::size_t s = 0; s < live.size(); ++s) {
       Sentence& sentence = live[s];
-      for (int64_t b = 0; b < k; ++b) sentence.beams[static_cast<std::size_t>(b)].row = static_cast<int64_t>(s) * k + b;
-      const bool is_done = advance(sentence, scores[static_cast<int64_t>(s)].data_ptr<float>(),
-                                   indices[static_cast<int64_t>(s)].data_ptr<int64_t>(), candidates, vocab, k, step);
-      if (is_done) {
-        std::stable_sort(sentence.finished.begin(), sentence.finished.end(),
-                         [this](const Hypothesis& a, const Hypothesis& b) {
-                           return normalized(a, length_penalty_) > normalized(b, length_penalty_);
-                         });
-        sentence.finished.resize(std::min<std::size_t>(sentence.finished.size(), static_cast<std::size_t>(n_best_)));
-        results[sentence.index] = std::move(sentence.finished);
+      for (int64_t b = 0; b < k; ++b) {
+        sentence.beams[static_cast<std::size_t>(b)].row = static_cast<int64_t>(s) * k + b;
+      }
+      const auto row = static_cast<int64_t>(s);
+      if (advance(sentence, candidates.scores[row].data_ptr<float>(),
+                  candidates.indices[row].data_ptr<int64_t>(), candidates.count, candidates.vocab,
+                  k, step)) {
+        results[sentence.index] = best_finished(sentence, length_penalty_, n_best_);
         continue;
       }
-      while (static_cast<int64_t>(sentence.beams.size()) < k) {  // vocabularies smaller than the beam
+      while (static_cast<int64_t>(sentence.beams.size()) < k) {  // vocabularies smaller than k
         Beam filler = sentence.beams.back();
         filler.score = kImpossible;
         sentence.beams.push_back(std::move(filler));
       }
-      for (Beam& beam : sentence.beams) {
-        rows.push_back(beam.row);
-        tokens.push_back(beam.ids.back());
+      for (const Beam& beam : sentence.beams) {
+        next.rows.push_back(beam.row);
+        next.tokens.push_back(beam.ids.back());
       }
-      next_live.push_back(std::move(sentence));
+      next.live.push_back(std::move(sentence));
     }
-    live = std::move(next_live);
+    live = std::move(next.live);
     if (live.empty()) break;
-    model.keep_rows(at::tensor(rows, at::kLong).to(device));
-    last = at::tensor(tokens, at::kLong).to(device);
+    model.keep_rows(at::tensor(next.rows, at::kLong).to(device));
+    last = at::tensor(next.tokens, at::kLong).to(device);
   }
   return results;
 }

@@ -46,7 +46,7 @@ torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return contract
 
 EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
     : is_pre_norm_(options.norm == NormPosition::kPre),
-      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, true))),
+      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
       feed_forward_(register_module("feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
@@ -69,8 +69,8 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 
 DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
     : is_pre_norm_(options.norm == NormPosition::kPre),
-      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, true))),
-      cross_attention_(register_module("cross_attention", MultiHeadAttention(options.d_model, options.heads, false))),
+      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
+      cross_attention_(register_module("cross_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/false))),
       feed_forward_(register_module("feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),

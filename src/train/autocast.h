@@ -8,10 +8,10 @@ namespace nmt::train {
 class AutocastScope {
  public:
   explicit AutocastScope(bool enabled) : enabled_(enabled) {
-    if (enabled_) compat::set_cuda_autocast(true, c10::kBFloat16);
+    if (enabled_) compat::set_cuda_autocast(/*enabled=*/true, c10::kBFloat16);
   }
   ~AutocastScope() {
-    if (enabled_) compat::set_cuda_autocast(false, c10::kBFloat16);
+    if (enabled_) compat::set_cuda_autocast(/*enabled=*/false, c10::kBFloat16);
   }
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
