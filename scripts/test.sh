@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs the whole GoogleTest suite with
 # ctest. Tests that need ../shared data carry the label `slow` and skip when it is absent.
-# Extra arguments go to ctest (e.g. -LE slow, -R Beam).
+# Extra arguments go to ctest (e.g. -LE slow, -L decode, -R Beam). Modules that load LibTorch run
+# their tests in one process each (tests/CMakeLists.txt); pick one of those with
+# build/tests/<module>_tests --gtest_filter=Suite.Name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
