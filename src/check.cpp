@@ -9,7 +9,9 @@
 namespace nmt::check {
 namespace {
 
-[[noreturn]] void fail(const std::string& name, const std::string& expected, const std::string& got) {
+[[noreturn]] void fail(const std::string& name,
+                       const std::string& expected,
+                       const std::string& got) {
   throw ConfigError(name + ": expected " + expected + ", got " + got);
 }
 
@@ -26,11 +28,13 @@ void non_negative(const std::string& name, int64_t value) {
 }
 
 void positive(const std::string& name, double value) {
-  if (!(value > 0.0) || !std::isfinite(value)) fail(name, "a positive number", format_number(value));
+  if (!(value > 0.0) || !std::isfinite(value))
+    fail(name, "a positive number", format_number(value));
 }
 
 void non_negative(const std::string& name, double value) {
-  if (!(value >= 0.0) || !std::isfinite(value)) fail(name, "a non-negative number", format_number(value));
+  if (!(value >= 0.0) || !std::isfinite(value))
+    fail(name, "a non-negative number", format_number(value));
 }
 
 void fraction(const std::string& name, double value) {
@@ -39,7 +43,8 @@ void fraction(const std::string& name, double value) {
 
 void in_range(const std::string& name, double value, double lo, double hi) {
   if (!(value >= lo && value <= hi)) {
-    fail(name, "a number in [" + format_number(lo) + ", " + format_number(hi) + "]", format_number(value));
+    fail(name, "a number in [" + format_number(lo) + ", " + format_number(hi) + "]",
+         format_number(value));
   }
 }
 

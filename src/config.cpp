@@ -19,12 +19,13 @@ using nlohmann::json;
 template <class E>
 using Choices = std::vector<std::pair<const char*, E>>;
 
-const Choices<data::TsvFormat> kFormats = {
-    {"auto", data::TsvFormat::kAuto}, {"tatoeba", data::TsvFormat::kTatoeba}, {"anki", data::TsvFormat::kAnki}};
+const Choices<data::TsvFormat> kFormats = {{"auto", data::TsvFormat::kAuto},
+                                           {"tatoeba", data::TsvFormat::kTatoeba},
+                                           {"anki", data::TsvFormat::kAnki}};
 const Choices<text::CleanMode> kCleanModes = {{"notebook", text::CleanMode::kNotebook},
                                               {"normalize", text::CleanMode::kNormalize}};
-const Choices<text::TokenizerKind> kTokenizers = {{"word", text::TokenizerKind::kWord},
-                                                  {"sentencepiece", text::TokenizerKind::kSentencePiece}};
+const Choices<text::TokenizerKind> kTokenizers = {
+    {"word", text::TokenizerKind::kWord}, {"sentencepiece", text::TokenizerKind::kSentencePiece}};
 const Choices<text::SubwordModel> kSubwordModels = {{"unigram", text::SubwordModel::kUnigram},
                                                     {"bpe", text::SubwordModel::kBpe}};
 const Choices<model::NormPosition> kNorms = {{"post", model::NormPosition::kPost},
@@ -71,8 +72,9 @@ class ConfigReader {
     const char* expected =
         kind == IntKind::kPositive ? "a positive integer" : "a non-negative integer";
     if (!value->is_number_integer()) fail(path(key), expected, *value);
-    const bool is_too_large = value->is_number_unsigned() &&
-                              value->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max());
+    const bool is_too_large =
+        value->is_number_unsigned() &&
+        value->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max());
     if (is_too_large || value->get<int64_t>() < (kind == IntKind::kPositive ? 1 : 0)) {
       fail(path(key), expected, *value);
     }
@@ -149,7 +151,8 @@ class ConfigReader {
 
   std::string path(const char* key) const { return name_ + "." + key; }
 
-  [[noreturn]] static void fail(const std::string& path, const std::string& expected,
+  [[noreturn]] static void fail(const std::string& path,
+                                const std::string& expected,
                                 const json& got) {
     throw ConfigError(path + ": expected " + expected + ", got " + got.dump());
   }
@@ -324,7 +327,8 @@ void save_config(const std::string& path, const Config& config) {
 }
 
 Config resolve_config(json base, const ConfigOverrides& overrides) {
-  for (const ConfigOverride& override : overrides) set_config_value(base, override.key, override.value);
+  for (const ConfigOverride& override : overrides)
+    set_config_value(base, override.key, override.value);
   return config_from_json(base);
 }
 

@@ -22,8 +22,9 @@ void describe_address(const char* label, void* address) {
   char line[512];
   if (address != nullptr && dladdr(address, &info) != 0) {
     const auto base = reinterpret_cast<uintptr_t>(info.dli_saddr ? info.dli_saddr : info.dli_fbase);
-    std::snprintf(line, sizeof line, "  %s %p %s(%s+0x%lx)\n", label, address, info.dli_fname ? info.dli_fname : "?",
-                  info.dli_sname ? info.dli_sname : "", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(address) - base));
+    std::snprintf(line, sizeof line, "  %s %p %s(%s+0x%lx)\n", label, address,
+                  info.dli_fname ? info.dli_fname : "?", info.dli_sname ? info.dli_sname : "",
+                  static_cast<unsigned long>(reinterpret_cast<uintptr_t>(address) - base));
   } else {
     std::snprintf(line, sizeof line, "  %s %p\n", label, address);
   }
@@ -58,7 +59,8 @@ void install_crash_report() {
   action.sa_sigaction = report_and_reraise;
   action.sa_flags = SA_SIGINFO | SA_RESETHAND;
   sigemptyset(&action.sa_mask);
-  for (const int signal_number : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) sigaction(signal_number, &action, nullptr);
+  for (const int signal_number : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+    sigaction(signal_number, &action, nullptr);
 }
 
 }  // namespace nmt

@@ -20,7 +20,9 @@ c10::Device resolve_device(const std::string& name) {
   if (name == "auto") return has_cuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   if (name == "cpu") return c10::Device(c10::kCPU);
   if (name.rfind("cuda", 0) == 0) {
-    if (!has_cuda) throw ConfigError("train.device: \"" + name + "\" asked for, but no CUDA device is usable here");
+    if (!has_cuda)
+      throw ConfigError("train.device: \"" + name +
+                        "\" asked for, but no CUDA device is usable here");
     const c10::Device device(name);
     if (device.index() >= static_cast<int64_t>(torch::cuda::device_count())) {
       throw ConfigError("train.device: \"" + name + "\" asked for, but only " +
@@ -28,20 +30,22 @@ c10::Device resolve_device(const std::string& name) {
     }
     return device.has_index() ? device : c10::Device(c10::kCUDA, 0);
   }
-  throw ConfigError("train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + name + "\"");
+  throw ConfigError("train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" +
+                    name + "\"");
 }
 
 int64_t set_threads(int64_t threads) {
-  const int64_t count = threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t count =
+      threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency());
   at::set_num_threads(static_cast<int>(count));
   return count;
 }
 
 void keep_freed_memory() {
 #ifdef __GLIBC__
-  mallopt(M_MMAP_MAX, 0);                  // large blocks come from the heap too ...
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);    // ... and stay there once freed
-  mallopt(M_TOP_PAD, 256 << 20);           // grow the heap in large steps
+  mallopt(M_MMAP_MAX, 0);              // large blocks come from the heap too ...
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);  // ... and stay there once freed
+  mallopt(M_TOP_PAD, 256 << 20);       // grow the heap in large steps
 #endif
 }
 

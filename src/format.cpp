@@ -22,8 +22,7 @@ std::string format_number(double value, int significant) {
   }
   const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
   const int decimals = std::max(0, significant - 1 - exponent);
-  result =
-      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+  result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
   std::string text(buffer, result.ptr);
   if (text.find('.') != std::string::npos) {
     while (text.back() == '0') text.pop_back();

@@ -22,7 +22,8 @@ void commit_file(const std::string& tmp_path, const std::string& path) {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& write) {
   const std::string tmp_path = path + ".tmp";
   {
     std::ofstream out(tmp_path, std::ios::binary | std::ios::trunc);
@@ -53,7 +54,9 @@ void write_text_atomically(const std::string& path, const std::string& text) {
 bool remove_tree(const std::string& path) {
   if (::access(path.c_str(), F_OK) != 0) return true;
   // Depth first (FTW_DEPTH), without following symbolic links (FTW_PHYS).
-  const auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) { return ::remove(entry); };
+  const auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) {
+    return ::remove(entry);
+  };
   return ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0;
 }
 

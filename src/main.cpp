@@ -1,16 +1,16 @@
 // nmt: neural machine translation trainer. Wires the CLI11 subcommands (src/cli/) and maps
 // failures to exit codes: 0 success, 2 usage or configuration error, 1 runtime failure.
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/app.h"
 #include "nmt/error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"nmt: train an encoder-decoder Transformer on sentence pairs, then translate and score.\n"
-               "Start with `nmt train --config configs/quickstart.json`; every subcommand has --help."};
+  CLI::App app{
+      "nmt: train an encoder-decoder Transformer on sentence pairs, then translate and score.\n"
+      "Start with `nmt train --config configs/quickstart.json`; every subcommand has --help."};
   app.set_version_flag("--version", NMT_VERSION);
   app.require_subcommand(1);
   nmt::cli::GlobalOptions global;

@@ -111,7 +111,8 @@ class JsonReader {
     if (!value) return;
     if (value->is_number_integer()) {
       field = value->get<int64_t>();
-    } else if (value->is_number_float() && std::floor(value->get<double>()) == value->get<double>()) {
+    } else if (value->is_number_float() &&
+               std::floor(value->get<double>()) == value->get<double>()) {
       field = static_cast<int64_t>(value->get<double>());
     } else {
       is_valid_ = false;
@@ -121,7 +122,8 @@ class JsonReader {
     const json* value = find(key);
     if (value && value->is_number()) {
       field = value->get<double>();
-    } else if (value || std::string_view(key) != "time") {  // records written by hand may lack a time
+    } else if (value ||
+               std::string_view(key) != "time") {  // records written by hand may lack a time
       is_valid_ = false;
     }
   }

@@ -1,20 +1,22 @@
 #include "torch_compat.h"
 
 #include <ATen/ATen.h>
-#include <ATen/autocast_mode.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
 namespace nmt::compat {
 
 bool has_fused_attention() { return TORCH_VERSION_MAJOR >= 2; }
 
-at::Tensor fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+at::Tensor fused_attention(const at::Tensor& query,
+                           const at::Tensor& key,
+                           const at::Tensor& value,
                            const at::Tensor& mask) {
 #if TORCH_VERSION_MAJOR >= 2
-  return at::scaled_dot_product_attention(query, key, value,
-                                         mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt);
+  return at::scaled_dot_product_attention(
+      query, key, value, mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt);
 #else
   (void)key;
   (void)value;

@@ -13,7 +13,9 @@ bool has_fused_attention();
 
 // softmax(q k^T / sqrt(d) masked) v with LibTorch's fused kernel. q [B,H,T,Dh], k/v [B,H,S,Dh],
 // mask bool broadcastable to [B,H,T,S], true = may attend. Requires has_fused_attention().
-at::Tensor fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+at::Tensor fused_attention(const at::Tensor& query,
+                           const at::Tensor& key,
+                           const at::Tensor& value,
                            const at::Tensor& mask);
 
 // Turns autocast on or off for CUDA with the given low-precision type; returns the previous state.

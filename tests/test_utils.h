@@ -2,14 +2,14 @@
 // shared data, running the nmt binary.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
-
-#include <sys/wait.h>
 
 #include "nmt/io.h"
 

@@ -9,7 +9,8 @@
 namespace nmt::testing {
 
 // d_model 16, 2 layers, 4 heads: small enough for exact checks, big enough to have every part.
-inline model::TransformerOptions tiny_options(model::NormPosition norm = model::NormPosition::kPost) {
+inline model::TransformerOptions tiny_options(
+    model::NormPosition norm = model::NormPosition::kPost) {
   model::TransformerOptions options;
   options.d_model = 16;
   options.layers = 2;
@@ -20,7 +21,8 @@ inline model::TransformerOptions tiny_options(model::NormPosition norm = model::
   return options;
 }
 
-inline model::Transformer tiny_model(model::NormPosition norm = model::NormPosition::kPost, int64_t vocab = 12,
+inline model::Transformer tiny_model(model::NormPosition norm = model::NormPosition::kPost,
+                                     int64_t vocab = 12,
                                      uint64_t seed = 7) {
   torch::manual_seed(seed);
   model::Transformer model(tiny_options(norm), vocab, vocab);

@@ -8,10 +8,9 @@
 // integer, got \"x\""). Torch-free; never logs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nmt/data/dataset.h"
 #include "nmt/decode/options.h"
@@ -44,7 +43,9 @@ Config load_config(const std::string& path);
 void save_config(const std::string& path, const Config& config);
 
 // Sets json[section][key] = value for a command-line override of a config key ("train.threads").
-void set_config_value(nlohmann::json& json, const std::string& dotted_key, const nlohmann::json& value);
+void set_config_value(nlohmann::json& json,
+                      const std::string& dotted_key,
+                      const nlohmann::json& value);
 
 // A command-line override of one configuration key: {"train.threads", 4}.
 struct ConfigOverride {

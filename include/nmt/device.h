@@ -2,10 +2,10 @@
 // Throws ConfigError for a device that does not exist; never logs.
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <cstdint>
 #include <string>
-
-#include <c10/core/Device.h>
 
 namespace nmt {
 

@@ -1,6 +1,7 @@
-// nmt's exception types. Every failure a user can cause (a bad config, a malformed corpus, a damaged
-// checkpoint) is reported by throwing one of these with a message that names the thing, what was
-// expected and what was found. main.cpp maps ConfigError to exit status 2 and the others to 1.
+// nmt's exception types. Every failure a user can cause (a bad config, a malformed corpus, a
+// damaged checkpoint) is reported by throwing one of these with a message that names the thing,
+// what was expected and what was found. main.cpp maps ConfigError to exit status 2 and the others
+// to 1.
 #pragma once
 
 #include <cstddef>

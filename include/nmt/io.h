@@ -1,6 +1,6 @@
-// File helpers shared by every module that writes results: atomic writes (temporary file in the same
-// directory, then rename, so a crash never leaves a half-written file in place of a good one) and
-// whole-file reads. Torch-free; throws nmt::Error with the path in the message; never logs.
+// File helpers shared by every module that writes results: atomic writes (temporary file in the
+// same directory, then rename, so a crash never leaves a half-written file in place of a good one)
+// and whole-file reads. Torch-free; throws nmt::Error with the path in the message; never logs.
 #pragma once
 
 #include <functional>
@@ -11,7 +11,8 @@
 namespace nmt {
 
 // Calls write(stream) on "<path>.tmp", flushes, then renames it over path.
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& write);
 
 // Writes text to path atomically.
 void write_text_atomically(const std::string& path, const std::string& text);

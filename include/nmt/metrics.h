@@ -12,12 +12,11 @@
 
 #include <cstdint>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace nmt {
 
@@ -117,8 +116,8 @@ class MetricsLog {
 };
 
 struct MetricsFile {
-  std::vector<MetricsRecord> records;       // in file order
-  std::vector<std::size_t> skipped_lines;   // 1-based numbers of lines that held no record
+  std::vector<MetricsRecord> records;      // in file order
+  std::vector<std::size_t> skipped_lines;  // 1-based numbers of lines that held no record
 };
 
 // Reads a metrics file; a missing file reads as no records.

@@ -5,7 +5,7 @@
 //   train/valid/test.tsv  the cleaned split             best.pt         best validated weights
 //   prepare.json      counts of the data phase          averaged.pt     mean of the last epochs
 //   metrics.jsonl     one JSON record per log line      epoch-N.pt      weights after epoch N
-//   report.html       curves and configuration          vocab.*.txt / spm*.model  (text/tokenizer.h)
+//   report.html       curves and configuration          vocab.*.txt / spm*.model (text/tokenizer.h)
 //
 // A value type: it only builds paths and never touches the file system. Torch-free; never logs.
 #pragma once
@@ -39,7 +39,9 @@ class RunDir {
   std::string best() const { return file(kBest); }
   std::string averaged() const { return file(kAveraged); }
   // Weights saved after epoch (1-based) when train.average_last is set.
-  std::string epoch_weights(int64_t epoch) const { return file("epoch-" + std::to_string(epoch) + ".pt"); }
+  std::string epoch_weights(int64_t epoch) const {
+    return file("epoch-" + std::to_string(epoch) + ".pt");
+  }
 
   // Checkpoint file names, in the order translation prefers them.
   static constexpr const char* kAveraged = "averaged.pt";

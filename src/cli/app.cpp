@@ -18,14 +18,15 @@ void setup_process(const GlobalOptions& options) {
   keep_freed_memory();
   auto logger = spdlog::stderr_color_mt("nmt");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
-  logger->set_level(options.is_quiet ? spdlog::level::warn
-                                     : options.is_verbose ? spdlog::level::debug : spdlog::level::info);
+  logger->set_level(options.is_quiet     ? spdlog::level::warn
+                    : options.is_verbose ? spdlog::level::debug
+                                         : spdlog::level::info);
   spdlog::set_default_logger(logger);
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_prepare(app), add_train(app), add_translate(app), add_eval(app), add_score(app),
-          add_attention(app), add_report(app), add_bench(app)};
+  return {add_prepare(app), add_train(app),     add_translate(app), add_eval(app),
+          add_score(app),   add_attention(app), add_report(app),    add_bench(app)};
 }
 
 }  // namespace nmt::cli

@@ -3,11 +3,10 @@
 // Only cli/ parses argv and writes results to stdout; logs go to stderr through spdlog.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <utility>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 namespace nmt::cli {
 

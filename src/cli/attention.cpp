@@ -1,16 +1,17 @@
 // nmt attention: translate one sentence and show where the model looked, as an HTML page of heat
 // maps (every layer and head of encoder self-, decoder self- and cross-attention) or a text map.
-#include <iostream>
-#include <memory>
+#include "nmt/run/attention.h"
 
 #include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <memory>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"
 #include "cli/config_flags.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
-#include "nmt/run/attention.h"
 
 namespace nmt::cli {
 namespace {

@@ -10,22 +10,27 @@ void add_runtime_flags(ConfigFlags& flags) {
 void add_decode_flags(ConfigFlags& flags) {
   flags.add<std::string>("--strategy", "decode.strategy", "greedy, sample or beam")
       ->check(CLI::IsMember({"greedy", "sample", "beam"}));
-  flags.add<int64_t>("--beam-size", "decode.beam_size", "Hypotheses kept per sentence by beam search");
+  flags.add<int64_t>("--beam-size", "decode.beam_size",
+                     "Hypotheses kept per sentence by beam search");
   flags.add<double>("--length-penalty", "decode.length_penalty",
                     "Beam: rank by logprob / length^penalty (0 = raw logprob)");
   flags.add<int64_t>("--n-best", "decode.n_best", "Beam: hypotheses returned per sentence");
   flags.add<double>("--temperature", "decode.temperature", "Sampling: divide logits by this");
-  flags.add<int64_t>("--top-k", "decode.top_k", "Sampling: keep the k most likely tokens (0 = all)");
-  flags.add<double>("--top-p", "decode.top_p", "Sampling: keep the smallest set with this probability");
+  flags.add<int64_t>("--top-k", "decode.top_k",
+                     "Sampling: keep the k most likely tokens (0 = all)");
+  flags.add<double>("--top-p", "decode.top_p",
+                    "Sampling: keep the smallest set with this probability");
   flags.add<uint64_t>("--seed", "decode.seed", "Sampling seed");
-  flags.add<int64_t>("--max-len", "decode.max_len", "Output tokens at most (0 = 2 x source length + 10)");
+  flags.add<int64_t>("--max-len", "decode.max_len",
+                     "Output tokens at most (0 = 2 x source length + 10)");
   flags.add<int64_t>("--batch-size", "decode.batch_size", "Sentences decoded together");
 }
 
 void add_model_options(CLI::App& command, run::RunRequest& request) {
   command.add_option("-m,--model", request.run_dir, "Run directory (default: runs/latest)");
-  command.add_option("--checkpoint", request.checkpoint,
-                     "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");
+  command.add_option(
+      "--checkpoint", request.checkpoint,
+      "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");
 }
 
 }  // namespace nmt::cli

@@ -6,7 +6,11 @@ CLI::Option* ConfigFlags::add_switch(const std::string& flag,
                                      const std::string& key,
                                      const std::string& help) {
   return app_.add_flag_callback(
-      flag, [this, key] { overrides_.push_back({key, true}); }, describe(help, key));
+      flag,
+      [this, key] {
+        overrides_.push_back({key, true});
+      },
+      describe(help, key));
 }
 
 std::string ConfigFlags::describe(const std::string& help, const std::string& key) {

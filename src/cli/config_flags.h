@@ -4,9 +4,8 @@
 // value.
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "nmt/config.h"
 
@@ -20,7 +19,10 @@ class ConfigFlags {
   template <class T>
   CLI::Option* add(const std::string& flag, const std::string& key, const std::string& help) {
     return app_.add_option_function<T>(
-        flag, [this, key](const T& value) { overrides_.push_back({key, value}); },
+        flag,
+        [this, key](const T& value) {
+          overrides_.push_back({key, value});
+        },
         describe(help, key));
   }
 

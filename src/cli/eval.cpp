@@ -43,9 +43,12 @@ Command add_eval(CLI::App& app) {
   run::EvalOptions& options = args->options;
   add_model_options(*command, args->model);
   command->add_option("--split", options.split, "test or valid")->capture_default_str();
-  command->add_option("--src", options.source_file, "Source sentences instead of a split (needs --ref)")
+  command
+      ->add_option("--src", options.source_file,
+                   "Source sentences instead of a split (needs --ref)")
       ->check(CLI::ExistingFile);
-  command->add_option("--ref", options.reference_file, "Reference translations, one per source line")
+  command
+      ->add_option("--ref", options.reference_file, "Reference translations, one per source line")
       ->check(CLI::ExistingFile);
   command->add_option("-o,--out", options.hypotheses_out,
                       "Also write the hypotheses, exactly as scored");

@@ -1,4 +1,5 @@
-// nmt prepare: the data phase of training on its own, to inspect the cleaned splits and vocabularies.
+// nmt prepare: the data phase of training on its own, to inspect the cleaned splits and
+// vocabularies.
 #include <memory>
 
 #include "cli/app.h"

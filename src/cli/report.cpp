@@ -1,11 +1,13 @@
-// nmt report: a run's training curves, configuration and evaluations as one self-contained HTML page.
-#include <memory>
+// nmt report: a run's training curves, configuration and evaluations as one self-contained HTML
+// page.
+#include "nmt/run/report.h"
 
 #include <spdlog/spdlog.h>
 
+#include <memory>
+
 #include "cli/app.h"
 #include "nmt/run/open_run.h"
-#include "nmt/run/report.h"
 
 namespace nmt::cli {
 namespace {

@@ -29,7 +29,8 @@ Command add_train(CLI::App& app) {
   flags->add<std::string>("--device", "train.device", "cpu, cuda, cuda:N or auto");
   flags->add<int64_t>("--threads", "train.threads", "CPU threads, 0 = all cores");
   flags->add<int64_t>("--epochs", "train.epochs", "Passes over the training split");
-  flags->add<int64_t>("--max-steps", "train.max_steps", "Stop after this many updates, 0 = no limit");
+  flags->add<int64_t>("--max-steps", "train.max_steps",
+                      "Stop after this many updates, 0 = no limit");
   flags->add<int64_t>("--batch-size", "train.batch_size", "Sentences per batch");
   flags->add<int64_t>("--max-tokens", "train.max_tokens",
                       "Padded target tokens per batch, 0 = use --batch-size");
@@ -39,7 +40,8 @@ Command add_train(CLI::App& app) {
   command->footer(
       "Examples:\n"
       "  nmt train --config configs/quickstart.json\n"
-      "  nmt train --config configs/seed.json --data ../shared/data/tatoeba-en-es/eng-spa.tsv --out "
+      "  nmt train --config configs/seed.json --data ../shared/data/tatoeba-en-es/eng-spa.tsv "
+      "--out "
       "runs/seed\n"
       "  nmt train --resume --out runs/seed --epochs 20");
   return {command, [request, flags] {

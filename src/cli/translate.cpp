@@ -1,8 +1,8 @@
 // nmt translate: sentences from the arguments or stdin, one translation per line.
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"

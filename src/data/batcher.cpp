@@ -1,9 +1,9 @@
 #include "nmt/data/batcher.h"
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
 #include <numeric>
-
-#include <ATen/ATen.h>
 
 #include "data/random.h"
 #include "nmt/text/vocab.h"
@@ -20,12 +20,14 @@ BatchPlan cut_by_sentences(const std::vector<std::size_t>& order, int64_t batch_
   BatchPlan plan;
   for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(batch_size)) {
     const std::size_t end = std::min(order.size(), start + static_cast<std::size_t>(batch_size));
-    plan.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start), order.begin() + static_cast<std::ptrdiff_t>(end));
+    plan.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
+                      order.begin() + static_cast<std::ptrdiff_t>(end));
   }
   return plan;
 }
 
-BatchPlan cut_by_tokens(const std::vector<EncodedPair>& pairs, const std::vector<std::size_t>& order,
+BatchPlan cut_by_tokens(const std::vector<EncodedPair>& pairs,
+                        const std::vector<std::size_t>& order,
                         int64_t max_tokens) {
   BatchPlan plan;
   std::vector<std::size_t> current;
@@ -33,7 +35,8 @@ BatchPlan cut_by_tokens(const std::vector<EncodedPair>& pairs, const std::vector
   for (const std::size_t index : order) {
     const std::size_t length = pairs[index].target.size() + 1;
     const std::size_t new_longest = std::max(longest, length);
-    if (!current.empty() && (current.size() + 1) * new_longest > static_cast<std::size_t>(max_tokens)) {
+    if (!current.empty() &&
+        (current.size() + 1) * new_longest > static_cast<std::size_t>(max_tokens)) {
       plan.push_back(std::move(current));
       current.clear();
       longest = 0;
@@ -45,11 +48,14 @@ BatchPlan cut_by_tokens(const std::vector<EncodedPair>& pairs, const std::vector
   return plan;
 }
 
-at::Tensor pad_rows(const std::vector<const std::vector<int64_t>*>& rows, int64_t prefix, int64_t suffix) {
+at::Tensor pad_rows(const std::vector<const std::vector<int64_t>*>& rows,
+                    int64_t prefix,
+                    int64_t suffix) {
   std::size_t longest = 0;
   for (const auto* row : rows) longest = std::max(longest, row->size());
   const auto width = static_cast<int64_t>(longest) + (prefix >= 0 ? 1 : 0) + (suffix >= 0 ? 1 : 0);
-  at::Tensor out = at::full({static_cast<int64_t>(rows.size()), std::max<int64_t>(width, 1)}, text::kPadId, at::kLong);
+  at::Tensor out = at::full({static_cast<int64_t>(rows.size()), std::max<int64_t>(width, 1)},
+                            text::kPadId, at::kLong);
   int64_t* data = out.data_ptr<int64_t>();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     int64_t* cursor = data + static_cast<int64_t>(r) * out.size(1);
@@ -62,16 +68,20 @@ at::Tensor pad_rows(const std::vector<const std::vector<int64_t>*>& rows, int64_
 
 }  // namespace
 
-std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs, const text::TokenizerPair& tokenizers) {
+std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs,
+                                      const text::TokenizerPair& tokenizers) {
   std::vector<EncodedPair> encoded;
   encoded.reserve(pairs.size());
   for (const auto& pair : pairs) {
-    encoded.push_back({tokenizers.source->encode(pair.source), tokenizers.target->encode(pair.target)});
+    encoded.push_back(
+        {tokenizers.source->encode(pair.source), tokenizers.target->encode(pair.target)});
   }
   return encoded;
 }
 
-BatchPlan plan_batches(const std::vector<EncodedPair>& pairs, const BatchingOptions& options, int64_t epoch) {
+BatchPlan plan_batches(const std::vector<EncodedPair>& pairs,
+                       const BatchingOptions& options,
+                       int64_t epoch) {
   std::vector<std::size_t> order(pairs.size());
   std::iota(order.begin(), order.end(), 0);
   SplitMix64 random(epoch_seed(options.seed, epoch));
@@ -82,7 +92,8 @@ BatchPlan plan_batches(const std::vector<EncodedPair>& pairs, const BatchingOpti
   std::stable_sort(order.begin(), order.end(), [&pairs](std::size_t a, std::size_t b) {
     const auto& x = pairs[a];
     const auto& y = pairs[b];
-    return x.target.size() != y.target.size() ? x.target.size() < y.target.size() : x.source.size() < y.source.size();
+    return x.target.size() != y.target.size() ? x.target.size() < y.target.size()
+                                              : x.source.size() < y.source.size();
   });
   BatchPlan plan = cut_by_tokens(pairs, order, options.max_tokens);
   if (options.shuffle) shuffle(plan, random);

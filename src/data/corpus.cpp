@@ -15,7 +15,8 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     const std::size_t tab = line.find('\t', start);
-    columns.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+    columns.push_back(
+        line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
     if (tab == std::string_view::npos) return columns;
     start = tab + 1;
   }
@@ -77,15 +78,17 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
     const bool is_anki = (n == 2 || n == 3) && format != TsvFormat::kTatoeba;
     if (!is_tatoeba && !is_anki) {
       ++report.bad_columns;
-      note_problem(report, report.lines,
-                   std::string("expected ") + expected_columns(format) + ", got " + std::to_string(n));
+      note_problem(
+          report, report.lines,
+          std::string("expected ") + expected_columns(format) + ", got " + std::to_string(n));
       continue;
     }
     const std::string_view source = trim(is_tatoeba ? columns[1] : columns[0]);
     const std::string_view target = trim(is_tatoeba ? columns[3] : columns[1]);
     if (source.empty() || target.empty()) {
       ++report.empty_side;
-      note_problem(report, report.lines, std::string("empty ") + (source.empty() ? "source" : "target"));
+      note_problem(report, report.lines,
+                   std::string("empty ") + (source.empty() ? "source" : "target"));
       continue;
     }
     corpus.pairs.push_back({std::string(source), std::string(target)});
@@ -97,15 +100,18 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
 Corpus read_tsv_file(const std::string& path, TsvFormat format) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) {
-    throw DataError(path, std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
+    throw DataError(path,
+                    std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path, "cannot be opened for reading");
   Corpus corpus = read_tsv(in, path, format);
   if (corpus.report.lines == corpus.report.blank) throw DataError(path, "the file is empty");
   if (corpus.pairs.empty()) {
-    std::string detail = "no usable sentence pair in " + std::to_string(corpus.report.lines) + " lines";
-    if (!corpus.report.first_problems.empty()) detail += " (first problem: " + corpus.report.first_problems[0] + ")";
+    std::string detail =
+        "no usable sentence pair in " + std::to_string(corpus.report.lines) + " lines";
+    if (!corpus.report.first_problems.empty())
+      detail += " (first problem: " + corpus.report.first_problems[0] + ")";
     throw DataError(path, detail);
   }
   return corpus;

@@ -52,7 +52,8 @@ KeptPairs filter_pairs(const std::vector<SentencePair>& raw,
   for (std::size_t i = 0; i < raw.size(); ++i) {
     const std::string source_words = text::clean_notebook(raw[i].source);
     const std::string target_words = text::clean_notebook(raw[i].target);
-    SentencePair pair{text::clean(raw[i].source, clean_mode), text::clean(raw[i].target, clean_mode)};
+    SentencePair pair{text::clean(raw[i].source, clean_mode),
+                      text::clean(raw[i].target, clean_mode)};
     if (pair.source.empty() || pair.target.empty() || source_words.empty() ||
         target_words.empty()) {
       ++report.empty;

@@ -1,8 +1,8 @@
+#include <ATen/ATen.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <ATen/ATen.h>
 
 #include "decode/row_decoding.h"
 #include "nmt/decode/search.h"
@@ -33,8 +33,13 @@ double normalized(const Hypothesis& hypothesis, double length_penalty) {
 }
 
 // Advances one sentence by one step from its candidates (best first); returns true when it is done.
-bool advance(Sentence& sentence, const float* scores, const int64_t* indices, int64_t candidates, int64_t vocab,
-             int64_t beam_size, int64_t step) {
+bool advance(Sentence& sentence,
+             const float* scores,
+             const int64_t* indices,
+             int64_t candidates,
+             int64_t vocab,
+             int64_t beam_size,
+             int64_t step) {
   std::vector<Beam> next;
   for (int64_t j = 0; j < candidates; ++j) {
     if (scores[j] == kImpossible) break;
@@ -55,7 +60,8 @@ bool advance(Sentence& sentence, const float* scores, const int64_t* indices, in
   const bool is_full = static_cast<int64_t>(sentence.finished.size()) >= beam_size;
   const bool is_at_limit = step + 1 >= sentence.limit;
   if (!is_full && (is_at_limit || sentence.beams.empty())) {
-    for (const Beam& beam : sentence.beams) sentence.finished.push_back({beam.ids, beam.score, false});
+    for (const Beam& beam : sentence.beams)
+      sentence.finished.push_back({beam.ids, beam.score, false});
     return true;
   }
   return is_full;
@@ -128,7 +134,8 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model,
   model.start(source);
   model.keep_rows(
       at::arange(static_cast<int64_t>(lengths.size()), long_options).repeat_interleave(k));
-  at::Tensor last = at::full({static_cast<int64_t>(lengths.size()) * k}, text::kSosId, long_options);
+  at::Tensor last =
+      at::full({static_cast<int64_t>(lengths.size()) * k}, text::kSosId, long_options);
   std::vector<std::vector<Hypothesis>> results(lengths.size());
   for (int64_t step = 0; !live.empty(); ++step) {
     const Candidates candidates = top_candidates(model.step(last), live, k);

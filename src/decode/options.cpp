@@ -20,11 +20,12 @@ void SearchOptions::validate() const {
   }
   check::positive("batch_size", batch_size);
   if (strategy == Strategy::kBeam && n_best > beam_size) {
-    throw ConfigError("n_best: expected at most beam_size (" + std::to_string(beam_size) + "), got " +
-                      std::to_string(n_best));
+    throw ConfigError("n_best: expected at most beam_size (" + std::to_string(beam_size) +
+                      "), got " + std::to_string(n_best));
   }
   if (strategy != Strategy::kBeam && n_best != 1) {
-    throw ConfigError("n_best: only beam search returns several hypotheses, got " + std::to_string(n_best));
+    throw ConfigError("n_best: only beam search returns several hypotheses, got " +
+                      std::to_string(n_best));
   }
 }
 

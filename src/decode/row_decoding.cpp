@@ -1,9 +1,9 @@
 #include "decode/row_decoding.h"
 
-#include <limits>
-
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+
+#include <limits>
 
 #include "nmt/text/vocab.h"
 
@@ -16,8 +16,10 @@ at::Tensor next_log_probs(const at::Tensor& logits) {
   return log_probs;
 }
 
-std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Tensor& source,
-                                                 const std::vector<int64_t>& lengths, int64_t max_len,
+std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model,
+                                                 const at::Tensor& source,
+                                                 const std::vector<int64_t>& lengths,
+                                                 int64_t max_len,
                                                  const TokenPolicy& choose) {
   const auto rows = static_cast<int64_t>(lengths.size());
   std::vector<Hypothesis> hypotheses(static_cast<std::size_t>(rows));
@@ -25,14 +27,16 @@ std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Ten
   int64_t longest_limit = 0;
   for (int64_t r = 0; r < rows; ++r) {
     live[static_cast<std::size_t>(r)] = r;
-    longest_limit = std::max(longest_limit, output_limit(max_len, lengths[static_cast<std::size_t>(r)]));
+    longest_limit =
+        std::max(longest_limit, output_limit(max_len, lengths[static_cast<std::size_t>(r)]));
   }
   model.start(source);
   at::Tensor last = at::full({rows}, text::kSosId, source.options().dtype(at::kLong));
   for (int64_t t = 0; t < longest_limit && !live.empty(); ++t) {
     const at::Tensor log_probs = next_log_probs(model.step(last));
     const at::Tensor chosen = choose(log_probs);
-    const at::Tensor chosen_scores = log_probs.gather(1, chosen.to(log_probs.device()).unsqueeze(1)).squeeze(1).cpu();
+    const at::Tensor chosen_scores =
+        log_probs.gather(1, chosen.to(log_probs.device()).unsqueeze(1)).squeeze(1).cpu();
     const auto* ids = chosen.data_ptr<int64_t>();
     const auto* scores = chosen_scores.data_ptr<float>();
     std::vector<int64_t> keep;
@@ -45,7 +49,8 @@ std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Ten
         continue;
       }
       hypothesis.ids.push_back(ids[i]);
-      if (static_cast<int64_t>(hypothesis.ids.size()) >= output_limit(max_len, lengths[static_cast<std::size_t>(live[i])])) {
+      if (static_cast<int64_t>(hypothesis.ids.size()) >=
+          output_limit(max_len, lengths[static_cast<std::size_t>(live[i])])) {
         continue;
       }
       keep.push_back(static_cast<int64_t>(i));
@@ -68,17 +73,18 @@ std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Ten
 
 GreedySearch::GreedySearch(int64_t max_len) : max_len_(max_len) {}
 
-std::vector<std::vector<Hypothesis>> GreedySearch::search(StepModel& model, const at::Tensor& source,
-                                                          const std::vector<int64_t>& lengths) const {
+std::vector<std::vector<Hypothesis>> GreedySearch::search(
+    StepModel& model, const at::Tensor& source, const std::vector<int64_t>& lengths) const {
   return decode_rows(model, source, lengths, max_len_,
                      [](const at::Tensor& log_probs) { return log_probs.argmax(-1).cpu(); });
 }
 
-SamplingSearch::SamplingSearch(double temperature, int64_t top_k, double top_p, uint64_t seed, int64_t max_len)
+SamplingSearch::SamplingSearch(
+    double temperature, int64_t top_k, double top_p, uint64_t seed, int64_t max_len)
     : temperature_(temperature), top_k_(top_k), top_p_(top_p), seed_(seed), max_len_(max_len) {}
 
-std::vector<std::vector<Hypothesis>> SamplingSearch::search(StepModel& model, const at::Tensor& source,
-                                                            const std::vector<int64_t>& lengths) const {
+std::vector<std::vector<Hypothesis>> SamplingSearch::search(
+    StepModel& model, const at::Tensor& source, const std::vector<int64_t>& lengths) const {
   // A generator of its own: the same seed gives the same samples whatever else drew random numbers.
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed_);
   return decode_rows(model, source, lengths, max_len_, [&](const at::Tensor& log_probs) {

@@ -2,10 +2,10 @@
 // step by a policy, finished rows dropped from the model's state.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <functional>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 #include "nmt/decode/search.h"
 
@@ -18,8 +18,10 @@ at::Tensor next_log_probs(const at::Tensor& logits);
 // Chooses the next token of every live row from logits [R, V]; returns int64 [R] on the CPU.
 using TokenPolicy = std::function<at::Tensor(const at::Tensor& logits)>;
 
-std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model, const at::Tensor& source,
-                                                 const std::vector<int64_t>& lengths, int64_t max_len,
+std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model,
+                                                 const at::Tensor& source,
+                                                 const std::vector<int64_t>& lengths,
+                                                 int64_t max_len,
                                                  const TokenPolicy& choose);
 
 }  // namespace nmt::decode

@@ -8,8 +8,12 @@ void TransformerStepModel::start(const at::Tensor& source) {
   state_ = model_->start(model_->encode(source), model::padding_mask(source));
 }
 
-at::Tensor TransformerStepModel::step(const at::Tensor& last_ids) { return model_->step(last_ids, state_); }
+at::Tensor TransformerStepModel::step(const at::Tensor& last_ids) {
+  return model_->step(last_ids, state_);
+}
 
-void TransformerStepModel::keep_rows(const at::Tensor& rows) { model::TransformerImpl::keep_rows(state_, rows); }
+void TransformerStepModel::keep_rows(const at::Tensor& rows) {
+  model::TransformerImpl::keep_rows(state_, rows);
+}
 
 }  // namespace nmt::decode

@@ -53,7 +53,8 @@ int64_t closest_ref_len(int64_t hyp_len, const std::vector<int64_t>& ref_lens) {
   int64_t closest_len = -1;
   for (const int64_t ref_len : ref_lens) {
     const int64_t diff = std::llabs(hyp_len - ref_len);
-    if (closest_diff == -1 || diff < closest_diff || (diff == closest_diff && ref_len < closest_len)) {
+    if (closest_diff == -1 || diff < closest_diff ||
+        (diff == closest_diff && ref_len < closest_len)) {
       closest_diff = diff;
       closest_len = ref_len;
     }
@@ -97,9 +98,9 @@ BleuScore compute_bleu(const BleuStats& stats, bool is_effective_order) {
   result.sys_len = stats.sys_len;
   result.ref_len = stats.ref_len;
   if (stats.sys_len < stats.ref_len) {
-    result.bp = stats.sys_len > 0
-                    ? std::exp(1.0 - static_cast<double>(stats.ref_len) / static_cast<double>(stats.sys_len))
-                    : 0.0;
+    result.bp = stats.sys_len > 0 ? std::exp(1.0 - static_cast<double>(stats.ref_len) /
+                                                       static_cast<double>(stats.sys_len))
+                                  : 0.0;
   } else {
     result.bp = 1.0;
   }
@@ -138,7 +139,8 @@ BleuScore score_corpus(const std::vector<std::string>& hypotheses,
     add_line_stats(hypotheses[line], line_refs.lines[line], stats);
   }
   BleuScore result = compute_bleu(stats, is_effective_order);
-  result.signature = "nrefs:" + line_refs.nrefs + "|case:mixed|eff:" + (is_effective_order ? "yes" : "no") +
+  result.signature = "nrefs:" + line_refs.nrefs +
+                     "|case:mixed|eff:" + (is_effective_order ? "yes" : "no") +
                      "|tok:13a|smooth:exp|version:" + std::string(kSacrebleuVersion);
   return result;
 }

@@ -37,7 +37,8 @@ LineNgrams char_ngrams(std::string_view line) {
   LineNgrams result{remove_whitespace(line), {}};
   const std::string_view text = result.text;
   std::vector<std::size_t> starts;  // byte offset of each code point, plus the end
-  for (std::size_t pos = 0; pos < text.size(); pos += decode_at(text, pos).size) starts.push_back(pos);
+  for (std::size_t pos = 0; pos < text.size(); pos += decode_at(text, pos).size)
+    starts.push_back(pos);
   starts.push_back(text.size());
   const std::size_t length = starts.size() - 1;
   for (int n = 1; n <= kCharOrder; ++n) {
@@ -89,7 +90,8 @@ double f_score(const ChrfStats& stats) {
 }
 
 // The statistics of the reference giving the best sentence chrF; the first one on a tie.
-ChrfStats best_line_stats(std::string_view hypothesis, const std::vector<std::string_view>& references) {
+ChrfStats best_line_stats(std::string_view hypothesis,
+                          const std::vector<std::string_view>& references) {
   const LineNgrams hyp = char_ngrams(hypothesis);
   ChrfStats best;
   double best_score = -1.0;
@@ -121,8 +123,9 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
   }
   ChrfScore result;
   result.score = f_score(total);
-  result.signature = "nrefs:" + line_refs.nrefs +
-                     "|case:mixed|eff:yes|nc:6|nw:0|space:no|version:" + std::string(kSacrebleuVersion);
+  result.signature =
+      "nrefs:" + line_refs.nrefs +
+      "|case:mixed|eff:yes|nc:6|nw:0|space:no|version:" + std::string(kSacrebleuVersion);
   return result;
 }
 

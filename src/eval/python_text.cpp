@@ -22,13 +22,14 @@ void for_each_char(std::string_view text, Visit&& visit) {
 
 bool is_python_space(char32_t code_point) {
   if (code_point <= 0x20) {
-    return (code_point >= 0x09 && code_point <= 0x0D) || (code_point >= 0x1C && code_point <= 0x1F) ||
-           code_point == 0x20;
+    return (code_point >= 0x09 && code_point <= 0x0D) ||
+           (code_point >= 0x1C && code_point <= 0x1F) || code_point == 0x20;
   }
   if (code_point < 0x85) return false;
   return code_point == 0x85 || code_point == 0xA0 || code_point == 0x1680 ||
-         (code_point >= 0x2000 && code_point <= 0x200A) || code_point == 0x2028 || code_point == 0x2029 ||
-         code_point == 0x202F || code_point == 0x205F || code_point == 0x3000;
+         (code_point >= 0x2000 && code_point <= 0x200A) || code_point == 0x2028 ||
+         code_point == 0x2029 || code_point == 0x202F || code_point == 0x205F ||
+         code_point == 0x3000;
 }
 
 DecodedChar decode_at(std::string_view text, std::size_t pos) {

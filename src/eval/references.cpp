@@ -34,7 +34,8 @@ LineReferences collect_references(std::size_t hypothesis_count,
       if (!set[line].empty()) result.lines[line].push_back(set[line]);
     }
     if (result.lines[line].empty()) {
-      throw Error("line " + std::to_string(line + 1) + ": all " + std::to_string(references.size()) +
+      throw Error("line " + std::to_string(line + 1) + ": all " +
+                  std::to_string(references.size()) +
                   " references are empty, expected at least one non-empty reference");
     }
     counts.insert(result.lines[line].size());
@@ -44,7 +45,8 @@ LineReferences collect_references(std::size_t hypothesis_count,
   return result;
 }
 
-std::vector<std::vector<std::string>> as_reference_sets(const std::vector<std::string>& references) {
+std::vector<std::vector<std::string>> as_reference_sets(
+    const std::vector<std::string>& references) {
   std::vector<std::vector<std::string>> sets;
   sets.reserve(references.size());
   for (const auto& reference : references) sets.push_back({reference});

@@ -16,8 +16,9 @@ namespace nmt::eval {
 inline constexpr std::string_view kSacrebleuVersion = "2.6.0";
 
 struct LineReferences {
-  std::vector<std::vector<std::string_view>> lines;  // per hypothesis line, its non-empty references
-  std::string nrefs;                                 // signature value: "1", "2", ... or "var"
+  std::vector<std::vector<std::string_view>>
+      lines;          // per hypothesis line, its non-empty references
+  std::string nrefs;  // signature value: "1", "2", ... or "var"
 };
 
 // Checks the reference sets against the hypothesis count and gathers each line's references

@@ -1,9 +1,9 @@
 #include "nmt/model/attention.h"
 
+#include <ATen/ATen.h>
+
 #include <cmath>
 #include <limits>
-
-#include <ATen/ATen.h>
 
 #include "nmt/text/vocab.h"
 #include "torch_compat.h"
@@ -15,17 +15,22 @@ torch::Tensor padding_mask(const torch::Tensor& ids) {
 }
 
 torch::Tensor causal_mask(int64_t length, const torch::Device& device) {
-  return torch::ones({length, length}, torch::TensorOptions().dtype(torch::kBool).device(device)).tril();
+  return torch::ones({length, length}, torch::TensorOptions().dtype(torch::kBool).device(device))
+      .tril();
 }
 
-AttentionOutput scaled_dot_product(const torch::Tensor& queries, const torch::Tensor& keys,
-                                   const torch::Tensor& values, const torch::Tensor& mask, bool need_weights) {
+AttentionOutput scaled_dot_product(const torch::Tensor& queries,
+                                   const torch::Tensor& keys,
+                                   const torch::Tensor& values,
+                                   const torch::Tensor& mask,
+                                   bool need_weights) {
   if (!need_weights && compat::has_fused_attention()) {
     return {compat::fused_attention(queries, keys, values, mask), {}};
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(queries.size(-1)));
   torch::Tensor scores = torch::matmul(queries, keys.transpose(-2, -1)).mul_(scale);
-  if (mask.defined()) scores.masked_fill_(mask.logical_not(), -std::numeric_limits<float>::infinity());
+  if (mask.defined())
+    scores.masked_fill_(mask.logical_not(), -std::numeric_limits<float>::infinity());
   torch::Tensor weights = torch::softmax(scores, -1);
   torch::Tensor output = torch::matmul(weights, values);
   return {output, need_weights ? weights : torch::Tensor()};
@@ -34,7 +39,8 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries, const torch::Te
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, bool is_self)
     : d_model_(d_model), heads_(heads) {
   TORCH_CHECK(d_model % heads == 0, "d_model ", d_model, " is not divisible by heads ", heads);
-  in_proj_ = register_module("in_proj", torch::nn::Linear(d_model, is_self ? 3 * d_model : d_model));
+  in_proj_ =
+      register_module("in_proj", torch::nn::Linear(d_model, is_self ? 3 * d_model : d_model));
   if (!is_self) kv_proj_ = register_module("kv_proj", torch::nn::Linear(d_model, 2 * d_model));
   out_proj_ = register_module("out_proj", torch::nn::Linear(d_model, d_model));
 }
@@ -49,16 +55,19 @@ AttentionOutput MultiHeadAttentionImpl::finish(const AttentionOutput& heads) {
   return {out_proj_(merged), heads.weights};
 }
 
-AttentionOutput MultiHeadAttentionImpl::self_attend(const torch::Tensor& x, const torch::Tensor& mask,
+AttentionOutput MultiHeadAttentionImpl::self_attend(const torch::Tensor& x,
+                                                    const torch::Tensor& mask,
                                                     bool need_weights) {
   TORCH_CHECK(!kv_proj_, "self_attend called on a cross-attention layer");
   const auto qkv = in_proj_(x).chunk(3, -1);
-  return finish(scaled_dot_product(split_heads(qkv[0]), split_heads(qkv[1]), split_heads(qkv[2]), mask,
-                                   need_weights));
+  return finish(scaled_dot_product(split_heads(qkv[0]), split_heads(qkv[1]), split_heads(qkv[2]),
+                                   mask, need_weights));
 }
 
-AttentionOutput MultiHeadAttentionImpl::cross_attend(const torch::Tensor& x, const torch::Tensor& memory,
-                                                     const torch::Tensor& mask, bool need_weights) {
+AttentionOutput MultiHeadAttentionImpl::cross_attend(const torch::Tensor& x,
+                                                     const torch::Tensor& memory,
+                                                     const torch::Tensor& mask,
+                                                     bool need_weights) {
   return cross_attend_step(x, project_memory(memory), mask, need_weights);
 }
 
@@ -68,20 +77,25 @@ KeyValue MultiHeadAttentionImpl::project_memory(const torch::Tensor& memory) {
   return {split_heads(kv[0]), split_heads(kv[1])};
 }
 
-AttentionOutput MultiHeadAttentionImpl::self_attend_step(const torch::Tensor& x, KeyValue& cache,
+AttentionOutput MultiHeadAttentionImpl::self_attend_step(const torch::Tensor& x,
+                                                         KeyValue& cache,
                                                          bool need_weights) {
   TORCH_CHECK(x.size(1) == 1, "self_attend_step takes one position, got ", x.sizes());
   const auto qkv = in_proj_(x).chunk(3, -1);
   const torch::Tensor keys = split_heads(qkv[1]);
   const torch::Tensor values = split_heads(qkv[2]);
   cache.keys = cache.keys.defined() ? torch::cat({cache.keys, keys}, 2) : keys.contiguous();
-  cache.values = cache.values.defined() ? torch::cat({cache.values, values}, 2) : values.contiguous();
+  cache.values =
+      cache.values.defined() ? torch::cat({cache.values, values}, 2) : values.contiguous();
   // Every cached position precedes this one: no mask is needed.
-  return finish(scaled_dot_product(split_heads(qkv[0]), cache.keys, cache.values, torch::Tensor(), need_weights));
+  return finish(scaled_dot_product(split_heads(qkv[0]), cache.keys, cache.values, torch::Tensor(),
+                                   need_weights));
 }
 
-AttentionOutput MultiHeadAttentionImpl::cross_attend_step(const torch::Tensor& x, const KeyValue& memory,
-                                                          const torch::Tensor& mask, bool need_weights) {
+AttentionOutput MultiHeadAttentionImpl::cross_attend_step(const torch::Tensor& x,
+                                                          const KeyValue& memory,
+                                                          const torch::Tensor& mask,
+                                                          bool need_weights) {
   const torch::Tensor queries = split_heads(in_proj_(x));
   return finish(scaled_dot_product(queries, memory.keys, memory.values, mask, need_weights));
 }

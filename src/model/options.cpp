@@ -14,12 +14,13 @@ void TransformerOptions::validate() const {
   check::positive("ff_mult", ff_mult);
   check::fraction("dropout", dropout);
   if (d_model % heads != 0) {
-    throw ConfigError("heads: expected a divisor of d_model (" + std::to_string(d_model) + "), got " +
-                      std::to_string(heads));
+    throw ConfigError("heads: expected a divisor of d_model (" + std::to_string(d_model) +
+                      "), got " + std::to_string(heads));
   }
   if (d_model % 2 != 0) {
-    throw ConfigError("d_model: expected an even number (sinusoidal positions pair sin and cos), got " +
-                      std::to_string(d_model));
+    throw ConfigError(
+        "d_model: expected an even number (sinusoidal positions pair sin and cos), got " +
+        std::to_string(d_model));
   }
 }
 

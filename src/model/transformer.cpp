@@ -1,10 +1,10 @@
 #include "nmt/model/transformer.h"
 
-#include <cmath>
-
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/init.h>
+
+#include <cmath>
 
 #include "nmt/text/vocab.h"
 
@@ -16,7 +16,8 @@ torch::nn::LayerNorm layer_norm(int64_t d_model) {
 }
 
 torch::nn::Embedding embedding(int64_t vocab, const TransformerOptions& options) {
-  torch::nn::Embedding table(torch::nn::EmbeddingOptions(vocab, options.d_model).padding_idx(text::kPadId));
+  torch::nn::Embedding table(
+      torch::nn::EmbeddingOptions(vocab, options.d_model).padding_idx(text::kPadId));
   if (options.tie_embeddings) {
     // A matrix shared with the output layer starts at N(0, 1/D) so that initial logits are O(1)
     // (Press & Wolf 2017); scale_embeddings then restores unit variance at the input.
@@ -29,11 +30,15 @@ torch::nn::Embedding embedding(int64_t vocab, const TransformerOptions& options)
 
 }  // namespace
 
-torch::Tensor sinusoidal_positions(int64_t first, int64_t count, int64_t d_model, const torch::Device& device) {
+torch::Tensor sinusoidal_positions(int64_t first,
+                                   int64_t count,
+                                   int64_t d_model,
+                                   const torch::Device& device) {
   const auto float_options = torch::TensorOptions().dtype(torch::kFloat).device(device);
   const torch::Tensor positions = torch::arange(first, first + count, float_options).unsqueeze(1);
   // The notebook's div = 10000^(2i / D); even columns sin(pos / div), odd columns cos(pos / div).
-  const torch::Tensor div = torch::pow(10000.0, torch::arange(0, d_model, 2, float_options) / d_model);
+  const torch::Tensor div =
+      torch::pow(10000.0, torch::arange(0, d_model, 2, float_options) / d_model);
   const torch::Tensor angles = positions / div;
   return torch::stack({angles.sin(), angles.cos()}, -1).view({count, d_model});
 }
@@ -42,17 +47,23 @@ FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden)
     : expand_(register_module("expand", torch::nn::Linear(d_model, hidden))),
       contract_(register_module("contract", torch::nn::Linear(hidden, d_model))) {}
 
-torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return contract_(torch::relu(expand_(x))); }
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
+  return contract_(torch::relu(expand_(x)));
+}
 
 EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
     : is_pre_norm_(options.norm == NormPosition::kPre),
-      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
-      feed_forward_(register_module("feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
+      self_attention_(register_module(
+          "self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
+      feed_forward_(register_module(
+          "feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
 
-torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, AttentionMaps* maps) {
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x,
+                                        const torch::Tensor& mask,
+                                        AttentionMaps* maps) {
   const bool need_weights = maps != nullptr;
   torch::Tensor h = x;
   if (is_pre_norm_) {
@@ -69,22 +80,30 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 
 DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
     : is_pre_norm_(options.norm == NormPosition::kPre),
-      self_attention_(register_module("self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
-      cross_attention_(register_module("cross_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/false))),
-      feed_forward_(register_module("feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
+      self_attention_(register_module(
+          "self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
+      cross_attention_(
+          register_module("cross_attention",
+                          MultiHeadAttention(options.d_model, options.heads, /*is_self=*/false))),
+      feed_forward_(register_module(
+          "feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       norm3_(register_module("norm3", layer_norm(options.d_model))),
       dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
 
 template <class Sublayer>
-torch::Tensor DecoderLayerImpl::residual(const torch::Tensor& x, torch::nn::LayerNorm& norm, Sublayer&& sublayer) {
+torch::Tensor DecoderLayerImpl::residual(const torch::Tensor& x,
+                                         torch::nn::LayerNorm& norm,
+                                         Sublayer&& sublayer) {
   if (is_pre_norm_) return x + dropout_(sublayer(norm(x)));
   return norm(dropout_(sublayer(x)) + x);
 }
 
-torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
-                                        const torch::Tensor& self_mask, const torch::Tensor& memory_mask,
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x,
+                                        const torch::Tensor& memory,
+                                        const torch::Tensor& self_mask,
+                                        const torch::Tensor& memory_mask,
                                         AttentionMaps* maps) {
   const bool need_weights = maps != nullptr;
   torch::Tensor h = residual(x, norm1_, [&](const torch::Tensor& in) {
@@ -100,7 +119,9 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
   return residual(h, norm3_, [&](const torch::Tensor& in) { return feed_forward_(in); });
 }
 
-torch::Tensor DecoderLayerImpl::step(const torch::Tensor& x, LayerCache& cache, const torch::Tensor& memory_mask,
+torch::Tensor DecoderLayerImpl::step(const torch::Tensor& x,
+                                     LayerCache& cache,
+                                     const torch::Tensor& memory_mask,
                                      AttentionMaps* maps) {
   const bool need_weights = maps != nullptr;
   torch::Tensor h = residual(x, norm1_, [&](const torch::Tensor& in) {
@@ -109,7 +130,8 @@ torch::Tensor DecoderLayerImpl::step(const torch::Tensor& x, LayerCache& cache, 
     return attention.output;
   });
   h = residual(h, norm2_, [&](const torch::Tensor& in) {
-    auto attention = cross_attention_->cross_attend_step(in, cache.memory, memory_mask, need_weights);
+    auto attention =
+        cross_attention_->cross_attend_step(in, cache.memory, memory_mask, need_weights);
     if (maps) maps->cross.push_back(attention.weights);
     return attention.output;
   });
@@ -120,7 +142,9 @@ KeyValue DecoderLayerImpl::project_memory(const torch::Tensor& memory) {
   return cross_attention_->project_memory(memory);
 }
 
-TransformerImpl::TransformerImpl(const TransformerOptions& options, int64_t source_vocab, int64_t target_vocab)
+TransformerImpl::TransformerImpl(const TransformerOptions& options,
+                                 int64_t source_vocab,
+                                 int64_t target_vocab)
     : options_(options), source_vocab_(source_vocab), target_vocab_(target_vocab) {
   options_.validate();
   TORCH_CHECK(!options.share_embeddings || source_vocab == target_vocab,
@@ -147,11 +171,13 @@ TransformerImpl::TransformerImpl(const TransformerOptions& options, int64_t sour
   }
 }
 
-torch::Tensor TransformerImpl::embed(torch::nn::Embedding& table, const torch::Tensor& ids,
+torch::Tensor TransformerImpl::embed(torch::nn::Embedding& table,
+                                     const torch::Tensor& ids,
                                      int64_t first_position) {
   const int64_t length = ids.size(1);
   // A table made under InferenceMode cannot take part in autograd later: remake it then.
-  const bool is_unusable = positions_.defined() && positions_.is_inference() && !c10::InferenceMode::is_enabled();
+  const bool is_unusable =
+      positions_.defined() && positions_.is_inference() && !c10::InferenceMode::is_enabled();
   if (!positions_.defined() || is_unusable || positions_.device() != ids.device() ||
       positions_.size(0) < first_position + length) {
     const int64_t capacity = std::max<int64_t>(256, 2 * (first_position + length));
@@ -170,17 +196,22 @@ torch::Tensor TransformerImpl::encode(const torch::Tensor& source, AttentionMaps
   return encoder_norm_ ? encoder_norm_(x) : x;
 }
 
-torch::Tensor TransformerImpl::decode(const torch::Tensor& target, const torch::Tensor& memory,
-                                      const torch::Tensor& source_mask, AttentionMaps* maps) {
+torch::Tensor TransformerImpl::decode(const torch::Tensor& target,
+                                      const torch::Tensor& memory,
+                                      const torch::Tensor& source_mask,
+                                      AttentionMaps* maps) {
   TORCH_CHECK(target.dim() == 2, "target ids must be [B, T], got ", target.sizes());
-  const torch::Tensor self_mask = padding_mask(target) & causal_mask(target.size(1), target.device());
+  const torch::Tensor self_mask =
+      padding_mask(target) & causal_mask(target.size(1), target.device());
   torch::Tensor x = embed(target_embedding_, target, 0);
-  for (const auto& layer : *decoder_) x = layer->as<DecoderLayer>()->forward(x, memory, self_mask, source_mask, maps);
+  for (const auto& layer : *decoder_)
+    x = layer->as<DecoderLayer>()->forward(x, memory, self_mask, source_mask, maps);
   return decoder_norm_ ? decoder_norm_(x) : x;
 }
 
 torch::Tensor TransformerImpl::project(const torch::Tensor& hidden) {
-  if (options_.tie_embeddings) return torch::linear(hidden, target_embedding_->weight, output_bias_);
+  if (options_.tie_embeddings)
+    return torch::linear(hidden, target_embedding_->weight, output_bias_);
   return output_(hidden);
 }
 
@@ -198,7 +229,9 @@ DecoderState TransformerImpl::start(const torch::Tensor& memory, const torch::Te
   return state;
 }
 
-torch::Tensor TransformerImpl::step(const torch::Tensor& last_ids, DecoderState& state, AttentionMaps* maps) {
+torch::Tensor TransformerImpl::step(const torch::Tensor& last_ids,
+                                    DecoderState& state,
+                                    AttentionMaps* maps) {
   torch::Tensor x = embed(target_embedding_, last_ids.view({-1, 1}), state.position);
   for (std::size_t i = 0; i < decoder_->size(); ++i) {
     x = decoder_[i]->as<DecoderLayer>()->step(x, state.layers[i], state.memory_mask, maps);

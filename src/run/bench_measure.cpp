@@ -1,10 +1,9 @@
 // The measurements shared by the benchmarks: memory, GEMM peak, FLOPs of a step.
+#include <ATen/ATen.h>
 #include <sys/resource.h>
+#include <torch/cuda.h>
 
 #include <chrono>
-
-#include <ATen/ATen.h>
-#include <torch/cuda.h>
 
 #include "nmt/run/bench.h"
 

@@ -1,13 +1,12 @@
 // bench_train of nmt/run/bench.h.
-#include <unistd.h>
-
-#include <chrono>
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include "nmt/device.h"
 #include "nmt/error.h"
@@ -36,8 +35,7 @@ struct Totals {
 class ScratchDirectory {
  public:
   ScratchDirectory()
-      : path_((std::filesystem::temp_directory_path() /
-               ("nmt-bench-" + std::to_string(getpid())))
+      : path_((std::filesystem::temp_directory_path() / ("nmt-bench-" + std::to_string(getpid())))
                   .string()) {
     std::filesystem::create_directories(path_);
   }
@@ -67,7 +65,8 @@ Totals run_steps(train::Trainer& trainer,
   const data::BatchPlan plan = trainer.epoch_plan(0);
   const auto start = Clock::now();
   for (int64_t i = 0; i < count; ++i) {
-    const auto& indices = plan[static_cast<std::size_t>((first + i) % static_cast<int64_t>(plan.size()))];
+    const auto& indices =
+        plan[static_cast<std::size_t>((first + i) % static_cast<int64_t>(plan.size()))];
     const auto collate_start = Clock::now();
     const data::Batch batch = data::collate(trainer.train_pairs(), indices);
     const double collate_seconds = seconds_since(collate_start);
@@ -100,8 +99,8 @@ train::StepTimes cuda_phases(train::Trainer& trainer,
   const Totals phased = run_steps(trainer, config, target_vocab, options.warmup + options.steps,
                                   count, MeasurePhases::kYes);
   const double scale = static_cast<double>(options.steps) / static_cast<double>(count);
-  return {phased.phases.data * scale, phased.phases.forward * scale,
-          phased.phases.backward * scale, phased.phases.optimizer * scale};
+  return {phased.phases.data * scale, phased.phases.forward * scale, phased.phases.backward * scale,
+          phased.phases.optimizer * scale};
 }
 
 nlohmann::json result_json(const Config& config,
@@ -113,31 +112,31 @@ nlohmann::json result_json(const Config& config,
                            double peak) {
   const double per_step_ms = 1000.0 / static_cast<double>(steps);
   const double per_second = 1.0 / totals.seconds;
-  return {
-      {"device", describe_device(device)},
-      {"threads", threads},
-      {"precision", uses_bf16 ? "bf16" : "fp32"},
-      {"steps", steps},
-      {"tgt_tokens_per_s", static_cast<double>(totals.target_tokens) * per_second},
-      {"src_tokens_per_s", static_cast<double>(totals.source_tokens) * per_second},
-      {"sentences_per_s", static_cast<double>(totals.sentences) * per_second},
-      {"tgt_tokens_per_step", static_cast<double>(totals.target_tokens) / static_cast<double>(steps)},
-      {"ms_per_step", totals.seconds * per_step_ms},
-      {"ms_per_step_phases",
-       {{"data", totals.phases.data * per_step_ms},
-        {"forward", totals.phases.forward * per_step_ms},
-        {"backward", totals.phases.backward * per_step_ms},
-        {"optimizer", totals.phases.optimizer * per_step_ms}}},
-      {"padding_fraction", 1.0 - static_cast<double>(totals.target_tokens) /
-                                     static_cast<double>(totals.padded_target_tokens)},
-      {"peak_rss_mib", peak_rss_mib()},
-      {"gemm_peak_gflops", peak / 1e9},
-      {"model_tflops_per_step", totals.model_flops / static_cast<double>(steps) / 1e12},
-      {"mfu", totals.model_flops * per_second / peak},
-      {"hardware_utilisation", totals.computed_flops * per_second / peak},
-      {"batching", config.train.max_tokens > 0
-                       ? fmt::format("max_tokens {}", config.train.max_tokens)
-                       : fmt::format("batch_size {}", config.train.batch_size)}};
+  return {{"device", describe_device(device)},
+          {"threads", threads},
+          {"precision", uses_bf16 ? "bf16" : "fp32"},
+          {"steps", steps},
+          {"tgt_tokens_per_s", static_cast<double>(totals.target_tokens) * per_second},
+          {"src_tokens_per_s", static_cast<double>(totals.source_tokens) * per_second},
+          {"sentences_per_s", static_cast<double>(totals.sentences) * per_second},
+          {"tgt_tokens_per_step",
+           static_cast<double>(totals.target_tokens) / static_cast<double>(steps)},
+          {"ms_per_step", totals.seconds * per_step_ms},
+          {"ms_per_step_phases",
+           {{"data", totals.phases.data * per_step_ms},
+            {"forward", totals.phases.forward * per_step_ms},
+            {"backward", totals.phases.backward * per_step_ms},
+            {"optimizer", totals.phases.optimizer * per_step_ms}}},
+          {"padding_fraction", 1.0 - static_cast<double>(totals.target_tokens) /
+                                         static_cast<double>(totals.padded_target_tokens)},
+          {"peak_rss_mib", peak_rss_mib()},
+          {"gemm_peak_gflops", peak / 1e9},
+          {"model_tflops_per_step", totals.model_flops / static_cast<double>(steps) / 1e12},
+          {"mfu", totals.model_flops * per_second / peak},
+          {"hardware_utilisation", totals.computed_flops * per_second / peak},
+          {"batching", config.train.max_tokens > 0
+                           ? fmt::format("max_tokens {}", config.train.max_tokens)
+                           : fmt::format("batch_size {}", config.train.batch_size)}};
 }
 
 }  // namespace

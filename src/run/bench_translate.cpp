@@ -1,8 +1,8 @@
 // bench_translate of nmt/run/bench.h.
-#include <chrono>
-
 #include <fmt/format.h>
 #include <torch/cuda.h>
+
+#include <chrono>
 
 #include "nmt/data/dataset.h"
 #include "nmt/decode/translator.h"
@@ -23,8 +23,8 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
   const decode::SearchOptions& decoding = run.config.decode;
   decode::Translator translator(run.model, run.tokenizers, run.config.text.clean, run.device);
   const std::size_t warmup = std::min<std::size_t>(16, sources.size());
-  translator.translate_cleaned({sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(warmup)},
-                               decoding);
+  translator.translate_cleaned(
+      {sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(warmup)}, decoding);
   const auto start = std::chrono::steady_clock::now();
   const decode::TranslationReport report = translator.translate_cleaned(sources, decoding);
   if (run.device.is_cuda()) torch::cuda::synchronize();

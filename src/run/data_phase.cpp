@@ -1,10 +1,10 @@
 #include "nmt/run/data_phase.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
@@ -27,24 +27,22 @@ nlohmann::json report_json(const data::ReadReport& read,
                            const data::Splits& splits,
                            const text::TokenizerPair& tokenizers) {
   const data::FilterReport& filter = splits.report;
-  return {{"file", read.file},
-          {"lines", read.lines},
-          {"pairs_read", read.pairs},
-          {"blank_lines", read.blank},
-          {"malformed_lines",
-           {{"columns", read.bad_columns},
-            {"utf8", read.bad_utf8},
-            {"empty_side", read.empty_side}}},
-          {"dropped",
-           {{"empty_after_cleaning", filter.empty},
-            {"too_long", filter.too_long},
-            {"duplicates", filter.duplicates}}},
-          {"split",
-           {{"train", splits.train.size()},
-            {"valid", splits.valid.size()},
-            {"test", splits.test.size()}}},
-          {"vocab",
-           {{"source", tokenizers.source->size()}, {"target", tokenizers.target->size()}}}};
+  return {
+      {"file", read.file},
+      {"lines", read.lines},
+      {"pairs_read", read.pairs},
+      {"blank_lines", read.blank},
+      {"malformed_lines",
+       {{"columns", read.bad_columns}, {"utf8", read.bad_utf8}, {"empty_side", read.empty_side}}},
+      {"dropped",
+       {{"empty_after_cleaning", filter.empty},
+        {"too_long", filter.too_long},
+        {"duplicates", filter.duplicates}}},
+      {"split",
+       {{"train", splits.train.size()},
+        {"valid", splits.valid.size()},
+        {"test", splits.test.size()}}},
+      {"vocab", {{"source", tokenizers.source->size()}, {"target", tokenizers.target->size()}}}};
 }
 
 enum class Side { kSource, kTarget };
@@ -89,9 +87,8 @@ PreparedData prepare_data(const Config& config, const RunDir& dir) {
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
 
-  prepared.tokenizers =
-      text::train_tokenizers(config.text, side(splits.train, Side::kSource),
-                             side(splits.train, Side::kTarget), config.data.seed);
+  prepared.tokenizers = text::train_tokenizers(config.text, side(splits.train, Side::kSource),
+                                               side(splits.train, Side::kTarget), config.data.seed);
   const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
   spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
                prepared.tokenizers.target->size(), fmt::join(files, ", "));

@@ -1,9 +1,9 @@
 #include "nmt/run/evaluation.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "nmt/data/batcher.h"
 #include "nmt/data/dataset.h"
@@ -117,10 +117,10 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
   report.scores = eval::score_corpus(report.hypotheses, {references});
   const data::BatchingOptions batching{config.train.batch_size, config.train.max_tokens, 0,
                                        /*shuffle=*/false};
-  report.loss = train::evaluate_loss(
-      run.model, data::encode_pairs(data.cleaned_pairs, run.tokenizers), batching,
-      config.train.label_smoothing, run.device,
-      train::uses_bf16(config.train.precision, run.device.is_cuda()));
+  report.loss =
+      train::evaluate_loss(run.model, data::encode_pairs(data.cleaned_pairs, run.tokenizers),
+                           batching, config.train.label_smoothing, run.device,
+                           train::uses_bf16(config.train.precision, run.device.is_cuda()));
 
   report.data = data.description;
   report.checkpoint = run.checkpoint;

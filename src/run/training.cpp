@@ -1,10 +1,10 @@
 #include "nmt/run/training.h"
 
-#include <ctime>
-#include <filesystem>
-
 #include <spdlog/spdlog.h>
 #include <torch/utils.h>
+
+#include <ctime>
+#include <filesystem>
 
 #include "nmt/data/batcher.h"
 #include "nmt/device.h"
@@ -47,10 +47,10 @@ RunSetup fresh_run(const TrainRequest& request) {
   if (request.config_path.empty()) {
     throw ConfigError("--config: required unless --resume is given");
   }
-  RunSetup setup{RunDir(request.run_dir.empty() ? default_run_dir(request.config_path)
-                                                : request.run_dir),
-                 resolve_config(read_config_json(request.config_path), request.overrides),
-                 {}};
+  RunSetup setup{
+      RunDir(request.run_dir.empty() ? default_run_dir(request.config_path) : request.run_dir),
+      resolve_config(read_config_json(request.config_path), request.overrides),
+      {}};
   if (std::filesystem::exists(setup.run.checkpoint())) {
     throw ConfigError("--out: " + setup.run.path() +
                       " already holds a trained run; continue it with --resume or choose another "

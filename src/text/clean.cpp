@@ -1,9 +1,9 @@
 #include "nmt/text/clean.h"
 
+#include <utf8proc.h>
+
 #include <cstdlib>
 #include <memory>
-
-#include <utf8proc.h>
 
 namespace nmt::text {
 namespace {
@@ -47,7 +47,13 @@ bool is_notebook_punctuation(utf8proc_int32_t cp) {
 bool is_notebook_kept(utf8proc_int32_t cp) {
   if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9')) return true;
   switch (cp) {
-    case U'á': case U'é': case U'í': case U'ó': case U'ú': case U'ü': case U'ñ':
+    case U'á':
+    case U'é':
+    case U'í':
+    case U'ó':
+    case U'ú':
+    case U'ü':
+    case U'ñ':
       return true;
     default:
       return is_notebook_punctuation(cp);
@@ -76,8 +82,8 @@ void append_notebook_char(std::string& out, utf8proc_int32_t lowered) {
 }
 
 bool is_unicode_space(utf8proc_int32_t cp) {
-  if (cp == '\t' || cp == '\n' || cp == '\v' || cp == '\f' || cp == '\r' || cp == 0x1C || cp == 0x1D ||
-      cp == 0x1E || cp == 0x1F || cp == 0x85) {
+  if (cp == '\t' || cp == '\n' || cp == '\v' || cp == '\f' || cp == '\r' || cp == 0x1C ||
+      cp == 0x1D || cp == 0x1E || cp == 0x1F || cp == 0x85) {
     return true;
   }
   const utf8proc_category_t category = utf8proc_category(cp);
@@ -109,8 +115,9 @@ std::string normalize(std::string_view text) {
 
   utf8proc_uint8_t* mapped = nullptr;
   const utf8proc_ssize_t length = utf8proc_map(
-      reinterpret_cast<const utf8proc_uint8_t*>(valid.data()), static_cast<utf8proc_ssize_t>(valid.size()),
-      &mapped, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT));
+      reinterpret_cast<const utf8proc_uint8_t*>(valid.data()),
+      static_cast<utf8proc_ssize_t>(valid.size()), &mapped,
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT));
   const std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owner(mapped, &std::free);
   const std::string_view nfkc = length >= 0
                                     ? std::string_view(reinterpret_cast<const char*>(mapped),

@@ -23,7 +23,8 @@ class VectorIterator final : public sentencepiece::SentenceIterator {
 class LibraryBackend final : public SentencePieceBackend {
  public:
   std::string train(const std::vector<std::string>& sentences,
-                    const std::unordered_map<std::string, std::string>& arguments, unsigned int seed,
+                    const std::unordered_map<std::string, std::string>& arguments,
+                    unsigned int seed,
                     std::string& model) override {
     sentencepiece::SetRandomGeneratorSeed(seed);
     VectorIterator iterator(sentences);

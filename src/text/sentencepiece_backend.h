@@ -21,7 +21,8 @@ class SentencePieceBackend {
   // Trains a model on sentences with SentencePiece trainer arguments; returns "" on success and
   // the serialized model in model, else the library's error.
   virtual std::string train(const std::vector<std::string>& sentences,
-                            const std::unordered_map<std::string, std::string>& arguments, unsigned int seed,
+                            const std::unordered_map<std::string, std::string>& arguments,
+                            unsigned int seed,
                             std::string& model) = 0;
   // Loads a serialized model; returns "" or the library's error.
   virtual std::string load(const std::string& serialized) = 0;

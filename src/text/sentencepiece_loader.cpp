@@ -39,19 +39,22 @@ std::shared_ptr<SentencePieceBackend> make_sentencepiece_backend() {
       continue;
     }
     using Factory = SentencePieceBackend* (*)();
-    const auto factory = reinterpret_cast<Factory>(dlsym(handle, "nmt_create_sentencepiece_backend"));
+    const auto factory =
+        reinterpret_cast<Factory>(dlsym(handle, "nmt_create_sentencepiece_backend"));
     if (!factory) {
       tried += "\n  " + path + " (no nmt_create_sentencepiece_backend)";
       dlclose(handle);
       continue;
     }
     // The deleter destroys the backend first, then releases this reference to the module.
-    return std::shared_ptr<SentencePieceBackend>(factory(), [handle](SentencePieceBackend* backend) {
-      delete backend;
-      dlclose(handle);
-    });
+    return std::shared_ptr<SentencePieceBackend>(factory(),
+                                                 [handle](SentencePieceBackend* backend) {
+                                                   delete backend;
+                                                   dlclose(handle);
+                                                 });
   }
-  throw Error(std::string("cannot load the SentencePiece module ") + kModuleName + "; tried:" + tried);
+  throw Error(std::string("cannot load the SentencePiece module ") + kModuleName +
+              "; tried:" + tried);
 }
 
 }  // namespace nmt::text

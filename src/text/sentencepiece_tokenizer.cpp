@@ -37,7 +37,8 @@ std::unordered_map<std::string, std::string> trainer_arguments(const TextOptions
 
 }  // namespace
 
-SentencePieceTokenizer::SentencePieceTokenizer(std::shared_ptr<SentencePieceBackend> backend, std::string serialized)
+SentencePieceTokenizer::SentencePieceTokenizer(std::shared_ptr<SentencePieceBackend> backend,
+                                               std::string serialized)
     : backend_(std::move(backend)), serialized_(std::move(serialized)) {}
 
 SentencePieceTokenizer SentencePieceTokenizer::train(const std::vector<std::string>& sentences,
@@ -45,8 +46,8 @@ SentencePieceTokenizer SentencePieceTokenizer::train(const std::vector<std::stri
                                                      uint64_t seed) {
   if (sentences.empty()) throw DataError("sentencepiece", "no training sentences");
   std::string serialized;
-  const std::string error = make_sentencepiece_backend()->train(sentences, trainer_arguments(options),
-                                                                static_cast<unsigned int>(seed), serialized);
+  const std::string error = make_sentencepiece_backend()->train(
+      sentences, trainer_arguments(options), static_cast<unsigned int>(seed), serialized);
   if (!error.empty()) throw DataError("sentencepiece", "training failed: " + error);
   return from_serialized(serialized, "sentencepiece");
 }
@@ -84,13 +85,15 @@ std::string SentencePieceTokenizer::decode(const std::vector<int64_t>& ids) cons
 std::vector<std::string> SentencePieceTokenizer::pieces(const std::vector<int64_t>& ids) const {
   std::vector<std::string> out;
   out.reserve(ids.size());
-  for (const int64_t id : ids) out.push_back(id >= 0 && id < size() ? backend_->piece(static_cast<int>(id)) : "<?>");
+  for (const int64_t id : ids)
+    out.push_back(id >= 0 && id < size() ? backend_->piece(static_cast<int>(id)) : "<?>");
   return out;
 }
 
 int64_t SentencePieceTokenizer::size() const { return backend_->size(); }
 
-std::vector<std::string> SentencePieceTokenizer::save(const std::string& dir, const std::string& stem) const {
+std::vector<std::string> SentencePieceTokenizer::save(const std::string& dir,
+                                                      const std::string& stem) const {
   const std::string path = dir + "/" + stem + ".model";
   write_text_atomically(path, serialized_);
   return {path};

@@ -27,12 +27,14 @@ std::shared_ptr<const Tokenizer> train_one(const TextOptions& options,
   if (options.tokenizer == TokenizerKind::kWord) {
     return std::make_shared<WordTokenizer>(Vocab::build(sentences, options.min_freq));
   }
-  return std::make_shared<SentencePieceTokenizer>(SentencePieceTokenizer::train(sentences, options, seed));
+  return std::make_shared<SentencePieceTokenizer>(
+      SentencePieceTokenizer::train(sentences, options, seed));
 }
 
 std::shared_ptr<const Tokenizer> load_one(const TextOptions& options, const std::string& path) {
   if (!std::filesystem::exists(path)) throw DataError(path, "tokenizer file is missing");
-  if (options.tokenizer == TokenizerKind::kWord) return std::make_shared<WordTokenizer>(Vocab::load(path));
+  if (options.tokenizer == TokenizerKind::kWord)
+    return std::make_shared<WordTokenizer>(Vocab::load(path));
   return std::make_shared<SentencePieceTokenizer>(SentencePieceTokenizer::load(path));
 }
 

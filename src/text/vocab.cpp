@@ -31,7 +31,8 @@ Vocab Vocab::build(const std::vector<std::string>& sentences, int64_t min_freq) 
   }
   std::vector<std::string> itos(kSpecialTokens, kSpecialTokens + kNumSpecials);
   for (std::string& word : order) {
-    const bool is_special = word == "<PAD>" || word == "<SOS>" || word == "<EOS>" || word == "<UNK>";
+    const bool is_special =
+        word == "<PAD>" || word == "<SOS>" || word == "<EOS>" || word == "<UNK>";
     if (!is_special && counts[word] >= min_freq) itos.push_back(std::move(word));
   }
   return Vocab(std::move(itos));
@@ -46,14 +47,17 @@ Vocab Vocab::from_stream(std::istream& in, const std::string& name) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line.find_first_of(" \t") != std::string::npos) {
-      throw DataError(name, line_number, "expected one token without spaces per line, got \"" + line + "\"");
+      throw DataError(name, line_number,
+                      "expected one token without spaces per line, got \"" + line + "\"");
     }
     auto [it, inserted] = seen.emplace(line, line_number);
     if (!inserted) {
-      throw DataError(name, line_number,
-                      "token \"" + line + "\" already appears on line " + std::to_string(it->second));
+      throw DataError(
+          name, line_number,
+          "token \"" + line + "\" already appears on line " + std::to_string(it->second));
     }
-    if (line_number <= static_cast<std::size_t>(kNumSpecials) && line != kSpecialTokens[line_number - 1]) {
+    if (line_number <= static_cast<std::size_t>(kNumSpecials) &&
+        line != kSpecialTokens[line_number - 1]) {
       throw DataError(name, line_number,
                       std::string("expected the special token ") + kSpecialTokens[line_number - 1] +
                           ", got \"" + line + "\"");
@@ -61,7 +65,8 @@ Vocab Vocab::from_stream(std::istream& in, const std::string& name) {
     itos.push_back(line);
   }
   if (itos.size() < static_cast<std::size_t>(kNumSpecials)) {
-    throw DataError(name, "expected at least the 4 special tokens, got " + std::to_string(itos.size()) + " lines");
+    throw DataError(name, "expected at least the 4 special tokens, got " +
+                              std::to_string(itos.size()) + " lines");
   }
   return Vocab(std::move(itos));
 }

@@ -37,11 +37,13 @@ std::string WordTokenizer::render(const std::vector<int64_t>& ids) const {
 std::vector<std::string> WordTokenizer::pieces(const std::vector<int64_t>& ids) const {
   std::vector<std::string> out;
   out.reserve(ids.size());
-  for (const int64_t id : ids) out.push_back(id >= 0 && id < vocab_.size() ? vocab_.token(id) : "<?>");
+  for (const int64_t id : ids)
+    out.push_back(id >= 0 && id < vocab_.size() ? vocab_.token(id) : "<?>");
   return out;
 }
 
-std::vector<std::string> WordTokenizer::save(const std::string& dir, const std::string& stem) const {
+std::vector<std::string> WordTokenizer::save(const std::string& dir,
+                                             const std::string& stem) const {
   const std::string path = dir + "/" + stem + ".txt";
   vocab_.save(path);
   return {path};

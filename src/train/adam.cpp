@@ -1,20 +1,29 @@
 #include "nmt/train/adam.h"
 
-#include <cmath>
-#include <string>
-
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
+
+#include <cmath>
+#include <string>
 
 #include "nmt/error.h"
 
 namespace nmt::train {
 namespace {
 
-// m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  p -= step_size * m / (sqrt(v) * inv_sqrt_bc2 + eps)
-void fused_cpu_update(float* param, const float* grad, float* m, float* v, int64_t size, float beta1,
-                      float beta2, float step_size, float inv_sqrt_bias2, float eps) {
+// m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  p -= step_size * m / (sqrt(v) * inv_sqrt_bc2 +
+// eps)
+void fused_cpu_update(float* param,
+                      const float* grad,
+                      float* m,
+                      float* v,
+                      int64_t size,
+                      float beta1,
+                      float beta2,
+                      float step_size,
+                      float inv_sqrt_bias2,
+                      float eps) {
   at::parallel_for(0, size, 1 << 15, [=](int64_t begin, int64_t end) {
     const float one_minus_beta1 = 1.0f - beta1;
     const float one_minus_beta2 = 1.0f - beta2;
@@ -55,8 +64,9 @@ void Adam::step(double lr) {
     if (!g.defined()) continue;
     if (p.is_cpu() && p.scalar_type() == at::kFloat) {
       const at::Tensor grad = g.contiguous();
-      fused_cpu_update(p.data_ptr<float>(), grad.data_ptr<float>(), first_moments_[i].data_ptr<float>(),
-                       second_moments_[i].data_ptr<float>(), p.numel(), static_cast<float>(options_.beta1),
+      fused_cpu_update(p.data_ptr<float>(), grad.data_ptr<float>(),
+                       first_moments_[i].data_ptr<float>(), second_moments_[i].data_ptr<float>(),
+                       p.numel(), static_cast<float>(options_.beta1),
                        static_cast<float>(options_.beta2), static_cast<float>(step_size),
                        static_cast<float>(inv_sqrt_bias2), static_cast<float>(options_.eps));
     } else {
@@ -83,15 +93,19 @@ void Adam::zero_grad() {
   }
 }
 
-void Adam::load_state(int64_t steps, const std::vector<at::Tensor>& first, const std::vector<at::Tensor>& second) {
+void Adam::load_state(int64_t steps,
+                      const std::vector<at::Tensor>& first,
+                      const std::vector<at::Tensor>& second) {
   if (first.size() != parameters_.size() || second.size() != parameters_.size()) {
-    throw CheckpointError("optimiser state has " + std::to_string(first.size()) + " tensors, the model " +
-                          std::to_string(parameters_.size()));
+    throw CheckpointError("optimiser state has " + std::to_string(first.size()) +
+                          " tensors, the model " + std::to_string(parameters_.size()));
   }
   c10::NoGradGuard no_grad;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
-    if (!first[i].sizes().equals(parameters_[i].sizes()) || !second[i].sizes().equals(parameters_[i].sizes())) {
-      throw CheckpointError("optimiser state tensor " + std::to_string(i) + " does not match its parameter's shape");
+    if (!first[i].sizes().equals(parameters_[i].sizes()) ||
+        !second[i].sizes().equals(parameters_[i].sizes())) {
+      throw CheckpointError("optimiser state tensor " + std::to_string(i) +
+                            " does not match its parameter's shape");
     }
     first_moments_[i].copy_(first[i]);
     second_moments_[i].copy_(second[i]);

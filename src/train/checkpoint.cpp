@@ -1,9 +1,9 @@
 #include "nmt/train/checkpoint.h"
 
-#include <filesystem>
-
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
+
+#include <filesystem>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -23,25 +23,32 @@ torch::serialize::InputArchive open_archive(const std::string& path, const c10::
   try {
     archive.load_from(path, device);
   } catch (const c10::Error& error) {
-    throw CheckpointError(path + ": not a readable checkpoint (" + error.what_without_backtrace() + ")");
+    throw CheckpointError(path + ": not a readable checkpoint (" + error.what_without_backtrace() +
+                          ")");
   }
   return archive;
 }
 
-torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::string& path, const std::string& key) {
+torch::Tensor read_tensor(torch::serialize::InputArchive& archive,
+                          const std::string& path,
+                          const std::string& key) {
   torch::Tensor tensor;
-  if (!archive.try_read(key, tensor)) throw CheckpointError(path + ": entry \"" + key + "\" is missing");
+  if (!archive.try_read(key, tensor))
+    throw CheckpointError(path + ": entry \"" + key + "\" is missing");
   return tensor;
 }
 
-void read_weights(torch::serialize::InputArchive& archive, const std::string& path, model::Transformer& model) {
+void read_weights(torch::serialize::InputArchive& archive,
+                  const std::string& path,
+                  model::Transformer& model) {
   torch::NoGradGuard no_grad;
   for (auto& item : model->named_parameters()) {
     const torch::Tensor saved = read_tensor(archive, path, "model/" + item.key());
     if (!saved.sizes().equals(item.value().sizes())) {
       std::ostringstream message;
-      message << path << ": \"" << item.key() << "\" has shape " << saved.sizes() << ", the model expects "
-              << item.value().sizes() << " (was the run trained with another configuration or vocabulary?)";
+      message << path << ": \"" << item.key() << "\" has shape " << saved.sizes()
+              << ", the model expects " << item.value().sizes()
+              << " (was the run trained with another configuration or vocabulary?)";
       throw CheckpointError(message.str());
     }
     item.value().copy_(saved);
@@ -50,12 +57,16 @@ void read_weights(torch::serialize::InputArchive& archive, const std::string& pa
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, model::Transformer& model, const Adam* optimizer,
-                     const TrainingProgress& progress, const std::string& config_json) {
+void save_checkpoint(const std::string& path,
+                     model::Transformer& model,
+                     const Adam* optimizer,
+                     const TrainingProgress& progress,
+                     const std::string& config_json) {
   torch::serialize::OutputArchive archive;
   archive.write("format", scalar(kFormatVersion));
   archive.write("config", c10::IValue(config_json));
-  for (const auto& item : model->named_parameters()) archive.write("model/" + item.key(), item.value().detach());
+  for (const auto& item : model->named_parameters())
+    archive.write("model/" + item.key(), item.value().detach());
   archive.write("progress/epoch", scalar(progress.epoch));
   archive.write("progress/batch", scalar(progress.batch));
   archive.write("progress/step", scalar(progress.step));
@@ -80,7 +91,8 @@ void save_checkpoint(const std::string& path, model::Transformer& model, const A
   } catch (const c10::Error& error) {
     std::error_code ignored;
     std::filesystem::remove(tmp_path, ignored);
-    throw CheckpointError(path + ": cannot save checkpoint (" + error.what_without_backtrace() + ")");
+    throw CheckpointError(path + ": cannot save checkpoint (" + error.what_without_backtrace() +
+                          ")");
   }
   commit_file(tmp_path, path);
 }
@@ -94,13 +106,16 @@ std::string checkpoint_config(const std::string& path) {
   return config.toStringRef();
 }
 
-TrainingProgress load_checkpoint(const std::string& path, model::Transformer& model, Adam* optimizer,
-                                 const c10::Device& device, bool restore_rng) {
+TrainingProgress load_checkpoint(const std::string& path,
+                                 model::Transformer& model,
+                                 Adam* optimizer,
+                                 const c10::Device& device,
+                                 bool restore_rng) {
   torch::serialize::InputArchive archive = open_archive(path, device);
   const int64_t format = read_tensor(archive, path, "format").item<int64_t>();
   if (format != kFormatVersion) {
-    throw CheckpointError(path + ": checkpoint format " + std::to_string(format) + ", this nmt reads " +
-                          std::to_string(kFormatVersion));
+    throw CheckpointError(path + ": checkpoint format " + std::to_string(format) +
+                          ", this nmt reads " + std::to_string(kFormatVersion));
   }
   read_weights(archive, path, model);
 
@@ -110,7 +125,8 @@ TrainingProgress load_checkpoint(const std::string& path, model::Transformer& mo
   progress.step = read_tensor(archive, path, "progress/step").item<int64_t>();
   progress.target_tokens = read_tensor(archive, path, "progress/target_tokens").item<int64_t>();
   progress.best_valid_loss = read_tensor(archive, path, "progress/best_valid_loss").item<double>();
-  progress.epochs_without_improvement = read_tensor(archive, path, "progress/epochs_without_improvement").item<int64_t>();
+  progress.epochs_without_improvement =
+      read_tensor(archive, path, "progress/epochs_without_improvement").item<int64_t>();
   progress.train_seconds = read_tensor(archive, path, "progress/train_seconds").item<double>();
 
   if (optimizer) {
@@ -119,10 +135,12 @@ TrainingProgress load_checkpoint(const std::string& path, model::Transformer& mo
       first.push_back(read_tensor(archive, path, "optimizer/m/" + std::to_string(i)));
       second.push_back(read_tensor(archive, path, "optimizer/v/" + std::to_string(i)));
     }
-    optimizer->load_state(read_tensor(archive, path, "optimizer/steps").item<int64_t>(), first, second);
+    optimizer->load_state(read_tensor(archive, path, "optimizer/steps").item<int64_t>(), first,
+                          second);
   }
   if (restore_rng) {
-    compat::set_generator_state(c10::Device(c10::kCPU), read_tensor(archive, path, "rng/cpu").cpu());
+    compat::set_generator_state(c10::Device(c10::kCPU),
+                                read_tensor(archive, path, "rng/cpu").cpu());
     torch::Tensor cuda_state;
     if (device.is_cuda() && archive.try_read("rng/cuda", cuda_state)) {
       compat::set_generator_state(device, cuda_state.cpu());
@@ -131,12 +149,14 @@ TrainingProgress load_checkpoint(const std::string& path, model::Transformer& mo
   return progress;
 }
 
-void load_averaged_weights(const std::vector<std::string>& paths, model::Transformer& model,
+void load_averaged_weights(const std::vector<std::string>& paths,
+                           model::Transformer& model,
                            const c10::Device& device) {
   TORCH_CHECK(!paths.empty(), "no checkpoints to average");
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> sums;
-  for (const auto& item : model->named_parameters()) sums.push_back(torch::zeros_like(item.value()));
+  for (const auto& item : model->named_parameters())
+    sums.push_back(torch::zeros_like(item.value()));
   for (const std::string& path : paths) {
     torch::serialize::InputArchive archive = open_archive(path, device);
     read_weights(archive, path, model);
@@ -144,7 +164,8 @@ void load_averaged_weights(const std::vector<std::string>& paths, model::Transfo
     for (const auto& item : model->named_parameters()) sums[i++].add_(item.value());
   }
   std::size_t i = 0;
-  for (auto& item : model->named_parameters()) item.value().copy_(sums[i++] / static_cast<double>(paths.size()));
+  for (auto& item : model->named_parameters())
+    item.value().copy_(sums[i++] / static_cast<double>(paths.size()));
 }
 
 }  // namespace nmt::train

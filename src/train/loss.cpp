@@ -10,8 +10,10 @@ namespace {
 
 class SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntropy> {
  public:
-  static at::Tensor forward(torch::autograd::AutogradContext* context, const at::Tensor& logits,
-                            const at::Tensor& targets, double smoothing) {
+  static at::Tensor forward(torch::autograd::AutogradContext* context,
+                            const at::Tensor& logits,
+                            const at::Tensor& targets,
+                            double smoothing) {
     const at::Tensor z = logits.to(at::kFloat);
     const at::Tensor lse = at::logsumexp(z, {1});
     const at::Tensor is_real = targets.ne(text::kPadId);
@@ -34,7 +36,8 @@ class SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntro
     const double smoothing = context->saved_data["smoothing"].toDouble();
     // d loss_i / d z_i = softmax(z_i) - (1 - eps) onehot(y_i) - eps / V, zero for <PAD> rows.
     at::Tensor grad = (logits.to(at::kFloat) - lse.unsqueeze(1)).exp_();
-    grad.scatter_add_(1, targets.unsqueeze(1), at::full({targets.size(0), 1}, -(1.0 - smoothing), grad.options()));
+    grad.scatter_add_(1, targets.unsqueeze(1),
+                      at::full({targets.size(0), 1}, -(1.0 - smoothing), grad.options()));
     if (smoothing > 0.0) grad.sub_(smoothing / static_cast<double>(logits.size(1)));
     grad.mul_((is_real.to(grad.scalar_type()) * grad_outputs[0]).unsqueeze(1));
     return {grad.to(logits.scalar_type()), at::Tensor(), at::Tensor()};
@@ -43,9 +46,12 @@ class SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntro
 
 }  // namespace
 
-LossSum label_smoothed_cross_entropy(const at::Tensor& logits, const at::Tensor& targets, double smoothing) {
+LossSum label_smoothed_cross_entropy(const at::Tensor& logits,
+                                     const at::Tensor& targets,
+                                     double smoothing) {
   TORCH_CHECK(logits.dim() == 2 && targets.dim() == 1 && logits.size(0) == targets.size(0),
-              "expected logits [N, V] and targets [N], got ", logits.sizes(), " and ", targets.sizes());
+              "expected logits [N, V] and targets [N], got ", logits.sizes(), " and ",
+              targets.sizes());
   return {SmoothedCrossEntropy::apply(logits, targets, smoothing), targets.ne(text::kPadId).sum()};
 }
 

@@ -5,7 +5,9 @@
 
 namespace nmt::train {
 
-bool uses_bf16(Precision precision, bool is_cuda) { return is_cuda && precision == Precision::kBf16; }
+bool uses_bf16(Precision precision, bool is_cuda) {
+  return is_cuda && precision == Precision::kBf16;
+}
 
 void TrainOptions::validate() const {
   check::positive("batch_size", batch_size);
@@ -27,7 +29,8 @@ void TrainOptions::validate() const {
   const bool is_cuda_index = device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
                              device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (device != "auto" && device != "cpu" && device != "cuda" && !is_cuda_index) {
-    throw ConfigError("device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + device + "\"");
+    throw ConfigError("device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" +
+                      device + "\"");
   }
 }
 

@@ -1,15 +1,15 @@
 #include "nmt/train/trainer.h"
 
+#include <ATen/ATen.h>
+#include <spdlog/spdlog.h>
+#include <torch/cuda.h>
+#include <torch/nn/utils/clip_grad.h>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <ATen/ATen.h>
-#include <spdlog/spdlog.h>
-#include <torch/cuda.h>
-#include <torch/nn/utils/clip_grad.h>
 
 #include "nmt/format.h"
 #include "nmt/text/vocab.h"
@@ -38,8 +38,11 @@ double seconds_since(Clock::time_point start) {
 
 // Forward pass of a batch: decoder states of the real target positions only, so that the
 // vocabulary projection never runs on padding. Returns (loss sum, tokens).
-LossSum batch_loss(model::Transformer& model, const at::Tensor& source, const at::Tensor& target_in,
-                   const at::Tensor& target_out, double smoothing) {
+LossSum batch_loss(model::Transformer& model,
+                   const at::Tensor& source,
+                   const at::Tensor& target_in,
+                   const at::Tensor& target_out,
+                   double smoothing) {
   const at::Tensor memory = model->encode(source);
   const at::Tensor hidden = model->decode(target_in, memory, model::padding_mask(source));
   const at::Tensor rows = target_out.reshape({-1}).ne(text::kPadId).nonzero().squeeze(1);
@@ -64,9 +67,12 @@ class LossWindow {
   }
   // Loss per target token (reads the device).
   double mean_loss() const {
-    return loss_.item<double>() / static_cast<double>(std::max<int64_t>(1, tokens_.item<int64_t>()));
+    return loss_.item<double>() /
+           static_cast<double>(std::max<int64_t>(1, tokens_.item<int64_t>()));
   }
-  double tokens_per_second() const { return static_cast<double>(target_tokens_) / std::max(seconds_, 1e-9); }
+  double tokens_per_second() const {
+    return static_cast<double>(target_tokens_) / std::max(seconds_, 1e-9);
+  }
 
  private:
   at::Tensor loss_;
@@ -183,9 +189,8 @@ StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
 ValidationResult Trainer::validate() {
   const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0,
                                        /*shuffle=*/false};
-  const ValidationResult result = evaluate_loss(model_, valid_, batching,
-                                                setup_.options.label_smoothing, setup_.device,
-                                                uses_bf16());
+  const ValidationResult result = evaluate_loss(
+      model_, valid_, batching, setup_.options.label_smoothing, setup_.device, uses_bf16());
   model_->train();
   return result;
 }
@@ -237,8 +242,8 @@ std::optional<TrainStop> Trainer::finish_epoch(MetricsLog& metrics, double train
                  std::exp(valid.nll), is_best ? ", best so far" : "", progress_.step,
                  format_clock(progress_.train_seconds));
   } else {
-    spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch,
-                 setup_.options.epochs, train_loss, progress_.step);
+    spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch, setup_.options.epochs,
+                 train_loss, progress_.step);
   }
   metrics.write(record);
   const int64_t patience = setup_.options.early_stopping;
@@ -256,15 +261,16 @@ void Trainer::write_average(MetricsLog& metrics) {
   std::vector<std::string> paths;
   const int64_t first = std::max<int64_t>(1, progress_.epoch - setup_.options.average_last + 1);
   for (int64_t epoch = first; epoch <= progress_.epoch; ++epoch) {
-    if (std::filesystem::exists(run.epoch_weights(epoch))) paths.push_back(run.epoch_weights(epoch));
+    if (std::filesystem::exists(run.epoch_weights(epoch)))
+      paths.push_back(run.epoch_weights(epoch));
   }
   if (paths.size() < 2) return;
   load_averaged_weights(paths, model_, setup_.device);
   const ValidationResult valid = validate();
   // Translation picks averaged.pt first, so it is kept only when it beats best.pt.
   const bool is_better = valid.tokens == 0 || valid.loss < progress_.best_valid_loss;
-  metrics.write(AverageRecord{static_cast<int64_t>(paths.size()), valid.loss,
-                              std::exp(valid.nll), is_better});
+  metrics.write(AverageRecord{static_cast<int64_t>(paths.size()), valid.loss, std::exp(valid.nll),
+                              is_better});
   if (is_better) {
     save(run.averaged(), WithOptimizer::kNo);
     spdlog::info(
@@ -289,18 +295,17 @@ std::optional<TrainStop> Trainer::check_stop(const std::atomic<bool>& stop_reque
   if (!is_at_limit && !stop_requested.load()) return std::nullopt;
   save(setup_.run.checkpoint(), WithOptimizer::kYes);
   if (is_at_limit) {
-    return TrainStop{StopReason::kStepLimit, "reached max_steps (" +
-                                                 std::to_string(setup_.options.max_steps) +
-                                                 "); checkpoint saved"};
+    return TrainStop{
+        StopReason::kStepLimit,
+        "reached max_steps (" + std::to_string(setup_.options.max_steps) + "); checkpoint saved"};
   }
-  return TrainStop{StopReason::kInterrupted,
-                   "interrupted at epoch " + std::to_string(progress_.epoch + 1) + ", batch " +
-                       std::to_string(progress_.batch) +
-                       "; checkpoint saved, continue with --resume"};
+  return TrainStop{StopReason::kInterrupted, "interrupted at epoch " +
+                                                 std::to_string(progress_.epoch + 1) + ", batch " +
+                                                 std::to_string(progress_.batch) +
+                                                 "; checkpoint saved, continue with --resume"};
 }
 
-EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested,
-                                TrainingSession& session) {
+EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
   const TrainOptions& options = setup_.options;
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
@@ -325,8 +330,8 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested,
                   static_cast<double>(std::max<int64_t>(1, batch.target_tokens));
       if (!std::isfinite(last_loss)) {
         session.display.clear();
-        return {last_loss, diverged("the loss became " + std::to_string(last_loss) +
-                                    " at step " + std::to_string(progress_.step))};
+        return {last_loss, diverged("the loss became " + std::to_string(last_loss) + " at step " +
+                                    std::to_string(progress_.step))};
       }
     }
     const double seconds = seconds_since(start);
@@ -336,16 +341,16 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested,
     session.seconds += seconds;
     ++session.batches;
     const int64_t remaining = (batches - b - 1) + (options.epochs - progress_.epoch - 1) * batches;
-    ProgressLine line{progress_.epoch + 1,
-                      options.epochs,
-                      b + 1,
-                      batches,
-                      progress_.step,
-                      last_loss,
-                      learning_rate(options, progress_.step),
-                      0.0,
-                      static_cast<double>(remaining) * session.seconds /
-                          static_cast<double>(session.batches)};
+    ProgressLine line{
+        progress_.epoch + 1,
+        options.epochs,
+        b + 1,
+        batches,
+        progress_.step,
+        last_loss,
+        learning_rate(options, progress_.step),
+        0.0,
+        static_cast<double>(remaining) * session.seconds / static_cast<double>(session.batches)};
     if (is_log_step) {
       line.loss = window.mean_loss();
       line.tokens_per_second = window.tokens_per_second();
@@ -374,7 +379,8 @@ TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
   std::optional<TrainStop> stop;
   while (progress_.epoch < setup_.options.epochs && !stop) {
     EpochOutcome outcome = run_epoch(stop_requested, session);
-    stop = outcome.stop ? std::move(outcome.stop) : finish_epoch(session.metrics, outcome.mean_loss);
+    stop =
+        outcome.stop ? std::move(outcome.stop) : finish_epoch(session.metrics, outcome.mean_loss);
   }
   TrainResult result;
   result.reason = stop ? stop->reason : StopReason::kFinished;

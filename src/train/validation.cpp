@@ -8,9 +8,12 @@
 
 namespace nmt::train {
 
-ValidationResult evaluate_loss(model::Transformer& model, const std::vector<data::EncodedPair>& pairs,
-                               const data::BatchingOptions& batching, double label_smoothing,
-                               const c10::Device& device, bool use_bf16) {
+ValidationResult evaluate_loss(model::Transformer& model,
+                               const std::vector<data::EncodedPair>& pairs,
+                               const data::BatchingOptions& batching,
+                               double label_smoothing,
+                               const c10::Device& device,
+                               bool use_bf16) {
   ValidationResult result;
   if (pairs.empty()) return result;
   const bool was_training = model->is_training();
@@ -24,7 +27,8 @@ ValidationResult evaluate_loss(model::Transformer& model, const std::vector<data
     AutocastScope autocast(use_bf16);
     const at::Tensor source = batch.source.to(device);
     const at::Tensor memory = model->encode(source);
-    const at::Tensor hidden = model->decode(batch.target_in.to(device), memory, model::padding_mask(source));
+    const at::Tensor hidden =
+        model->decode(batch.target_in.to(device), memory, model::padding_mask(source));
     const at::Tensor targets = batch.target_out.to(device).reshape({-1});
     const at::Tensor logits = model->project(hidden.reshape({-1, hidden.size(-1)}));
     loss += label_smoothed_cross_entropy(logits, targets, label_smoothing).sum;

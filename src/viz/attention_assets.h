@@ -1,8 +1,9 @@
 // The fixed parts of the attention page (private to src/viz): its style sheet, the markup of its
 // controls and the script that draws the heat maps. The script reads the picture from the JSON in
 // <script type="application/json" id="attention-data"> ({"source": [...], "target": [...], "kinds":
-// [{"id", "name", "rows", "cols", "layers": [{"mean": rows, "heads": [rows, ...]}]}]}) and draws SVG
-// through innerHTML, so the page needs no namespace URL and loads nothing. Torch-free; never throws.
+// [{"id", "name", "rows", "cols", "layers": [{"mean": rows, "heads": [rows, ...]}]}]}) and draws
+// SVG through innerHTML, so the page needs no namespace URL and loads nothing. Torch-free; never
+// throws.
 #pragma once
 
 #include <string_view>
@@ -12,8 +13,8 @@ namespace nmt::viz {
 // CSS added after base_style().
 std::string_view attention_style();
 
-// The viewer card: selects #kind, #layer, #head, checkbox #stretch, and the #map, #legend, #info and
-// #thumbs elements the script fills.
+// The viewer card: selects #kind, #layer, #head, checkbox #stretch, and the #map, #legend, #info
+// and #thumbs elements the script fills.
 std::string_view attention_controls();
 
 // The script (without the <script> tags).

@@ -42,14 +42,15 @@ void check_kind(const Kind& kind) {
       const Matrix& m = heads[head];
       const std::string name = where(kind, layer) + ", head " + std::to_string(head + 1);
       if (m.rows != static_cast<int64_t>(kind.rows) || m.cols != static_cast<int64_t>(kind.cols)) {
-        throw Error(name + ": expected a " + std::to_string(kind.rows) + " x " + std::to_string(kind.cols) +
-                    " (" + kind.rows_are + " tokens x " + kind.cols_are + " tokens) matrix, got " +
-                    std::to_string(m.rows) + " x " + std::to_string(m.cols));
+        throw Error(name + ": expected a " + std::to_string(kind.rows) + " x " +
+                    std::to_string(kind.cols) + " (" + kind.rows_are + " tokens x " +
+                    kind.cols_are + " tokens) matrix, got " + std::to_string(m.rows) + " x " +
+                    std::to_string(m.cols));
       }
       if (m.values.size() != kind.rows * kind.cols) {
         throw Error(name + ": a " + std::to_string(m.rows) + " x " + std::to_string(m.cols) +
-                    " matrix should hold " + std::to_string(kind.rows * kind.cols) + " values, got " +
-                    std::to_string(m.values.size()));
+                    " matrix should hold " + std::to_string(kind.rows * kind.cols) +
+                    " values, got " + std::to_string(m.values.size()));
       }
     }
   }
@@ -73,7 +74,8 @@ nlohmann::json matrix_json(const Matrix& matrix) {
 nlohmann::json kind_json(const Kind& kind) {
   nlohmann::json layers = nlohmann::json::array();
   for (const std::vector<Matrix>& heads : kind.layers) {
-    nlohmann::json layer = {{"mean", matrix_json(average(heads))}, {"heads", nlohmann::json::array()}};
+    nlohmann::json layer = {{"mean", matrix_json(average(heads))},
+                            {"heads", nlohmann::json::array()}};
     for (const Matrix& head : heads) layer["heads"].push_back(matrix_json(head));
     layers.push_back(std::move(layer));
   }
@@ -92,22 +94,23 @@ nlohmann::json picture_json(const AttentionPicture& picture) {
 
 std::string token_chips(const std::vector<std::string>& tokens) {
   std::string out;
-  for (const std::string& token : tokens) out += "<span class=\"tok\">" + escape_html(token) + "</span>";
+  for (const std::string& token : tokens)
+    out += "<span class=\"tok\">" + escape_html(token) + "</span>";
   return out;
 }
 
 std::string sentence_card(const AttentionPicture& picture) {
   std::string out = "<div class=\"card sentence\">\n";
-  out += "<div><span class=\"label\">Source</span> <span class=\"text\">" + escape_html(picture.source_text) +
-         "</span></div>\n";
+  out += "<div><span class=\"label\">Source</span> <span class=\"text\">" +
+         escape_html(picture.source_text) + "</span></div>\n";
   out += "<div><span class=\"label\">Translation</span> <span class=\"text\">" +
          escape_html(picture.translation) + "</span></div>\n";
   out += "<div class=\"tokens\"><span class=\"label\">Source tokens (" +
-         std::to_string(picture.source_tokens.size()) + ")</span> " + token_chips(picture.source_tokens) +
-         "</div>\n";
+         std::to_string(picture.source_tokens.size()) + ")</span> " +
+         token_chips(picture.source_tokens) + "</div>\n";
   out += "<div class=\"tokens\"><span class=\"label\">Decoder positions (" +
-         std::to_string(picture.target_tokens.size()) + ")</span> " + token_chips(picture.target_tokens) +
-         "</div>\n";
+         std::to_string(picture.target_tokens.size()) + ")</span> " +
+         token_chips(picture.target_tokens) + "</div>\n";
   return out + "</div>\n";
 }
 
@@ -125,8 +128,8 @@ std::string render_attention_html(const AttentionPicture& picture) {
       "one sentence</div>\n";
   out += sentence_card(picture);
   out += attention_controls();
-  out += "<script type=\"application/json\" id=\"attention-data\">" + script_json(picture_json(picture)) +
-         "</script>\n<script>\n";
+  out += "<script type=\"application/json\" id=\"attention-data\">" +
+         script_json(picture_json(picture)) + "</script>\n<script>\n";
   out += attention_script();
   out += "</script>\n";
   out += page_end();

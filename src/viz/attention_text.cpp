@@ -18,11 +18,13 @@ constexpr std::size_t kMinColumnWidth = 2;
 
 // Terminal width of UTF-8 text, counted in code points (continuation bytes are not counted).
 std::size_t display_width(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(
-      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
 }
 
-// text cut to at most `width` code points (the last one then "…") and padded with spaces to `width`.
+// text cut to at most `width` code points (the last one then "…") and padded with spaces to
+// `width`.
 std::string fit(std::string_view text, std::size_t width) {
   std::string out;
   if (display_width(text) <= width) {
@@ -43,7 +45,8 @@ std::string fit(std::string_view text, std::size_t width) {
 char shade(float value, float largest) {
   if (!(largest > 0.0f) || !(value > 0.0f)) return kShades.front();
   const float fraction = std::min(1.0f, value / largest);
-  const auto index = static_cast<std::size_t>(fraction * static_cast<float>(kShades.size() - 1) + 0.5f);
+  const auto index =
+      static_cast<std::size_t>(fraction * static_cast<float>(kShades.size() - 1) + 0.5f);
   return kShades[std::min(index, kShades.size() - 1)];
 }
 
@@ -79,9 +82,9 @@ std::string render_attention_text(const AttentionPicture& picture, int layer) {
 
   const std::vector<std::size_t> widths = column_widths(picture.source_tokens);
   const std::size_t labels = label_width(picture.target_tokens);
-  std::string out = "cross-attention, layer " + std::to_string(shown + 1) + " of " + std::to_string(layers) +
-                    ", mean of " + std::to_string(heads.size()) + (heads.size() == 1 ? " head" : " heads") +
-                    " (rows: target, columns: source)\n";
+  std::string out = "cross-attention, layer " + std::to_string(shown + 1) + " of " +
+                    std::to_string(layers) + ", mean of " + std::to_string(heads.size()) +
+                    (heads.size() == 1 ? " head" : " heads") + " (rows: target, columns: source)\n";
   out += std::string(labels, ' ');
   for (std::size_t col = 0; col < widths.size(); ++col)
     out += " " + fit(picture.source_tokens[col], widths[col]);
@@ -89,11 +92,13 @@ std::string render_attention_text(const AttentionPicture& picture, int layer) {
   for (int64_t row = 0; row < mean.rows; ++row) {
     out += fit(picture.target_tokens[static_cast<std::size_t>(row)], labels);
     for (int64_t col = 0; col < mean.cols; ++col) {
-      out += " " + std::string(widths[static_cast<std::size_t>(col)], shade(mean.at(row, col), largest));
+      out += " " +
+             std::string(widths[static_cast<std::size_t>(col)], shade(mean.at(row, col), largest));
     }
     out += "\n";
   }
-  out += "shades \"" + std::string(kShades) + "\" from 0 to " + format_number(largest, 3) + " (darkest)\n";
+  out += "shades \"" + std::string(kShades) + "\" from 0 to " + format_number(largest, 3) +
+         " (darkest)\n";
   return out;
 }
 

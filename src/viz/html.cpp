@@ -63,7 +63,8 @@ std::string escape_html(std::string_view text) {
 std::string script_json(const nlohmann::json& value) {
   const std::string dumped =
       value.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
-  // Outside strings JSON has none of these characters, and inside strings the escapes mean the same.
+  // Outside strings JSON has none of these characters, and inside strings the escapes mean the
+  // same.
   std::string out;
   out.reserve(dumped.size());
   for (const char c : dumped) {

@@ -13,14 +13,15 @@ namespace nmt::viz {
 // Escapes & < > " ' so that the text is safe between tags and inside quoted attribute values.
 std::string escape_html(std::string_view text);
 
-// value as compact JSON in which <, > and & appear only as \u escapes, so that the text can neither end
-// the enclosing <script> element nor open a comment. Invalid UTF-8 in strings becomes U+FFFD.
+// value as compact JSON in which <, > and & appear only as \u escapes, so that the text can neither
+// end the enclosing <script> element nor open a comment. Invalid UTF-8 in strings becomes U+FFFD.
 std::string script_json(const nlohmann::json& value);
 
 // nmt::format_number for a page (4 significant digits unless told), "n/a" when not finite.
 std::string format_number(double value, int significant = 4);
 
-// "<!DOCTYPE html>" up to and including "<body>": UTF-8, the escaped title, base_style() and then `style`.
+// "<!DOCTYPE html>" up to and including "<body>": UTF-8, the escaped title, base_style() and then
+// `style`.
 std::string page_begin(std::string_view title, std::string_view style);
 
 // "</body></html>" and a final newline.

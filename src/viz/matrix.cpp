@@ -14,8 +14,8 @@ std::string shape_of(const Matrix& matrix) {
 void check_size(const Matrix& matrix, std::size_t index) {
   if (matrix.rows < 0 || matrix.cols < 0 ||
       matrix.values.size() != static_cast<std::size_t>(matrix.rows * matrix.cols)) {
-    throw Error("average: matrix " + std::to_string(index) + " is " + shape_of(matrix) + " and should hold " +
-                std::to_string(matrix.rows * matrix.cols) + " values, got " +
+    throw Error("average: matrix " + std::to_string(index) + " is " + shape_of(matrix) +
+                " and should hold " + std::to_string(matrix.rows * matrix.cols) + " values, got " +
                 std::to_string(matrix.values.size()));
   }
 }
@@ -24,8 +24,8 @@ void check_size(const Matrix& matrix, std::size_t index) {
 
 float Matrix::at(int64_t row, int64_t col) const {
   if (row < 0 || row >= rows || col < 0 || col >= cols) {
-    throw Error("Matrix::at: index (" + std::to_string(row) + ", " + std::to_string(col) + ") is outside a " +
-                shape_of(*this) + " matrix");
+    throw Error("Matrix::at: index (" + std::to_string(row) + ", " + std::to_string(col) +
+                ") is outside a " + shape_of(*this) + " matrix");
   }
   return values.at(static_cast<std::size_t>(row * cols + col));
 }

@@ -78,8 +78,8 @@ Summary summarize(const std::vector<MetricsRecord>& records) {
 }
 
 std::string stat(const std::string& value, const std::string& name) {
-  return "<div class=\"stat\"><div class=\"value\">" + escape_html(value) + "</div><div class=\"name\">" +
-         escape_html(name) + "</div></div>";
+  return "<div class=\"stat\"><div class=\"value\">" + escape_html(value) +
+         "</div><div class=\"name\">" + escape_html(name) + "</div></div>";
 }
 
 std::string summary_section(const Summary& summary) {
@@ -99,7 +99,8 @@ std::string summary_section(const Summary& summary) {
 }
 
 const Curve* find_curve(const std::vector<Curve>& curves, const std::string& name) {
-  const auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.name == name; });
+  const auto it =
+      std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.name == name; });
   return it == curves.end() ? nullptr : &*it;
 }
 
@@ -128,8 +129,8 @@ std::string loss_charts(const std::vector<Curve>& curves, double largest_seconds
   if (by_step.empty()) return "";
   std::string out = "<h2>Loss</h2>\n<div class=\"charts\">";
   out += render_line_chart(by_step, {"Loss against steps", "step", "loss"});
-  out +=
-      render_line_chart(by_time, {"Loss against training time", "training time (" + unit_name + ")", "loss"});
+  out += render_line_chart(
+      by_time, {"Loss against training time", "training time (" + unit_name + ")", "loss"});
   return out + "</div>\n";
 }
 
@@ -140,12 +141,14 @@ std::string bleu_chart(const std::vector<Curve>& curves) {
   if (curve == nullptr) return "";
   if (std::set<double>(curve->steps.begin(), curve->steps.end()).size() < 2) return "";
   return "<h2>BLEU</h2>\n<div class=\"charts\">" +
-         render_line_chart({series_of(*curve, kBleuColour, 0)}, {"BLEU against steps", "step", "BLEU"}) +
+         render_line_chart({series_of(*curve, kBleuColour, 0)},
+                           {"BLEU against steps", "step", "BLEU"}) +
          "</div>\n";
 }
 
 std::string cell(double value, int significant) {
-  return "<td class=\"num\">" + (std::isfinite(value) ? format_number(value, significant) : "") + "</td>";
+  return "<td class=\"num\">" + (std::isfinite(value) ? format_number(value, significant) : "") +
+         "</td>";
 }
 
 std::string epoch_table(const std::vector<MetricsRecord>& records) {
@@ -189,7 +192,8 @@ std::string evaluation_table(const std::vector<MetricsRecord>& records) {
 std::string json_value(const nlohmann::json& value) {
   if (value.is_string()) return "<code>" + escape_html(value.get<std::string>()) + "</code>";
   if (value.is_null()) return "<span class=\"note\">none</span>";
-  return "<code>" + escape_html(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+  return "<code>" +
+         escape_html(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
          "</code>";
 }
 
@@ -219,12 +223,13 @@ std::string config_section(const nlohmann::json& config) {
     if (config.contains(known)) sections.emplace_back(known);
   }
   for (const auto& [section, value] : config.items()) {
-    if (std::find(sections.begin(), sections.end(), section) == sections.end()) sections.push_back(section);
+    if (std::find(sections.begin(), sections.end(), section) == sections.end())
+      sections.push_back(section);
   }
   out += "<div class=\"sections\">";
   for (const std::string& section : sections) {
-    out += "<div class=\"section\"><h3>" + escape_html(section) + "</h3>" + json_table(config[section]) +
-           "</div>";
+    out += "<div class=\"section\"><h3>" + escape_html(section) + "</h3>" +
+           json_table(config[section]) + "</div>";
   }
   return out + "</div>\n";
 }
@@ -235,14 +240,16 @@ std::string render_report_html(const ReportInput& input) {
   const std::vector<Curve> curves = training_curves(input.records);
   const Summary summary = summarize(input.records);
   std::string out = page_begin("Training report: " + input.title, kReportStyle);
-  out += "<h1>Training report</h1>\n<div class=\"sub\"><code>" + escape_html(input.title) + "</code></div>\n";
+  out += "<h1>Training report</h1>\n<div class=\"sub\"><code>" + escape_html(input.title) +
+         "</code></div>\n";
   if (input.records.empty()) {
     out +=
         "<p class=\"empty\">No metrics yet: metrics.jsonl holds no records, so there is nothing to "
         "plot.</p>\n";
   } else {
     out += summary_section(summary);
-    if (find_curve(curves, "train loss") == nullptr && find_curve(curves, "valid loss") == nullptr) {
+    if (find_curve(curves, "train loss") == nullptr &&
+        find_curve(curves, "valid loss") == nullptr) {
       out +=
           "<p class=\"empty\">No loss recorded yet: the metrics hold no \"train\" or \"epoch\" "
           "records.</p>\n";

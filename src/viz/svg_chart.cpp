@@ -52,12 +52,13 @@ bool data_range(const std::vector<ChartSeries>& series, bool of_x, double& lo, d
 std::string num(double value) { return format_number(std::round(value * 10) / 10, 7); }
 
 std::string text(double x, double y, const std::string& attributes, const std::string& content) {
-  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" " + attributes + ">" + content + "</text>";
+  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" " + attributes + ">" + content +
+         "</text>";
 }
 
 std::string line(double x1, double y1, double x2, double y2, const std::string& css_class) {
-  return "<line class=\"" + css_class + "\" x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) +
-         "\" y2=\"" + num(y2) + "\"/>";
+  return "<line class=\"" + css_class + "\" x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" +
+         num(x2) + "\" y2=\"" + num(y2) + "\"/>";
 }
 
 std::string axes(const Frame& f, const ChartOptions& options) {
@@ -65,7 +66,8 @@ std::string axes(const Frame& f, const ChartOptions& options) {
   const double bottom = f.top + f.height;
   for (const double y : f.y_ticks) {
     out += line(f.left, f.py(y), f.left + f.width, f.py(y), "grid");
-    out += text(f.left - 8, f.py(y), "class=\"tick\" text-anchor=\"end\" dominant-baseline=\"central\"",
+    out += text(f.left - 8, f.py(y),
+                "class=\"tick\" text-anchor=\"end\" dominant-baseline=\"central\"",
                 format_number(y, 4));
   }
   for (const double x : f.x_ticks) {
@@ -95,8 +97,8 @@ std::string series_marks(const Frame& f, const ChartSeries& s) {
   std::string out;
   for (const auto& piece : pieces) {
     if (piece.size() < 2) continue;
-    out += "<polyline class=\"line\" fill=\"none\" stroke-width=\"2\" stroke=\"" + escape_html(s.colour) +
-           "\" points=\"";
+    out += "<polyline class=\"line\" fill=\"none\" stroke-width=\"2\" stroke=\"" +
+           escape_html(s.colour) + "\" points=\"";
     for (const auto& [x, y] : piece) out += num(f.px(x)) + "," + num(f.py(y)) + " ";
     out.back() = '"';
     out += "/>";
@@ -152,13 +154,15 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
 
 std::string render_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& options) {
   double x_lo, x_hi, y_lo, y_hi;
-  if (!data_range(series, /*of_x=*/true, x_lo, x_hi) || !data_range(series, /*of_x=*/false, y_lo, y_hi))
+  if (!data_range(series, /*of_x=*/true, x_lo, x_hi) ||
+      !data_range(series, /*of_x=*/false, y_lo, y_hi))
     return "";
   const double width = options.width;
   const double height = options.height;
   const Frame frame{nice_ticks(x_lo, x_hi, 6), nice_ticks(y_lo, y_hi, 5), kLeft, kTop,
                     width - kLeft - kRight,    height - kTop - kBottom};
-  std::string out = "<figure class=\"chart\"><figcaption>" + escape_html(options.title) + "</figcaption>";
+  std::string out =
+      "<figure class=\"chart\"><figcaption>" + escape_html(options.title) + "</figcaption>";
   out += "<svg class=\"chart-svg\" width=\"" + num(width) + "\" height=\"" + num(height) +
          "\" viewBox=\"0 0 " + num(width) + " " + num(height) + "\" role=\"img\" aria-label=\"" +
          escape_html(options.title) + "\">";

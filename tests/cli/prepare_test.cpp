@@ -1,7 +1,7 @@
 // End-to-end checks of `nmt prepare` and of the command line's error handling, through the binary.
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "test_utils.h"
 
@@ -12,24 +12,29 @@ using testing::run_nmt;
 
 TEST(PrepareCommandTest, WritesSplitsVocabulariesAndReport) {
   testing::ScratchDir dir;
-  const auto result = run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +
-                              testing::source_dir() + "/data/sample/en-es.tsv' --out '" + dir.path() + "'");
+  const auto result =
+      run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +
+              testing::source_dir() + "/data/sample/en-es.tsv' --out '" + dir.path() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  for (const char* name : {"train.tsv", "valid.tsv", "test.tsv", "vocab.src.txt", "vocab.tgt.txt", "config.json",
-                           "prepare.json"}) {
+  for (const char* name : {"train.tsv", "valid.tsv", "test.tsv", "vocab.src.txt", "vocab.tgt.txt",
+                           "config.json", "prepare.json"}) {
     EXPECT_TRUE(std::filesystem::exists(dir.file(name))) << name;
   }
-  EXPECT_NE(testing::read_file(dir.file("train.tsv")).find("i am hungry\ttengo hambre\n"), std::string::npos);
-  EXPECT_EQ(testing::read_file(dir.file("vocab.src.txt")).rfind("<PAD>\n<SOS>\n<EOS>\n<UNK>\n", 0), 0u);
+  EXPECT_NE(testing::read_file(dir.file("train.tsv")).find("i am hungry\ttengo hambre\n"),
+            std::string::npos);
+  EXPECT_EQ(testing::read_file(dir.file("vocab.src.txt")).rfind("<PAD>\n<SOS>\n<EOS>\n<UNK>\n", 0),
+            0u);
 }
 
 TEST(PrepareCommandTest, ReportsMalformedLinesWithFileAndLine) {
   testing::ScratchDir dir;
   const std::string tsv = dir.write("pairs.tsv", "Hi.\tHola.\nbroken line\nBye.\tAdiós.\n");
-  const auto result = run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +
-                              tsv + "' --out '" + dir.file("out") + "'");
+  const auto result =
+      run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +
+              tsv + "' --out '" + dir.file("out") + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find(tsv + ":2: expected 2, 3 or 4 tab-separated columns, got 1"), std::string::npos)
+  EXPECT_NE(result.output.find(tsv + ":2: expected 2, 3 or 4 tab-separated columns, got 1"),
+            std::string::npos)
       << result.output;
 }
 
@@ -38,15 +43,19 @@ TEST(PrepareCommandTest, ExitCodesSeparateConfigAndDataErrors) {
   const std::string bad_config = dir.write("bad.json", R"({"data": {"max_words": "x"}})");
   auto result = run_nmt("prepare --config '" + bad_config + "'");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("data.max_words: expected a positive integer, got \"x\""), std::string::npos)
+  EXPECT_NE(result.output.find("data.max_words: expected a positive integer, got \"x\""),
+            std::string::npos)
       << result.output;
 
-  result = run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --max-words 0");
+  result = run_nmt("prepare --config '" + testing::source_dir() +
+                   "/configs/quickstart.json' --max-words 0");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("data.max_words: expected a positive integer, got 0"), std::string::npos);
+  EXPECT_NE(result.output.find("data.max_words: expected a positive integer, got 0"),
+            std::string::npos);
 
-  result = run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +
-                   dir.file("missing.tsv") + "' --out '" + dir.file("out") + "'");
+  result =
+      run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +
+              dir.file("missing.tsv") + "' --out '" + dir.file("out") + "'");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.output.find("missing.tsv: no such file"), std::string::npos) << result.output;
 

@@ -1,14 +1,14 @@
 // End to end through the binary: train a tiny model on the sample corpus, resume it, translate
 // from arguments and stdin, evaluate and score.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "test_utils.h"
 #include "viz/screenshot.h"
@@ -23,12 +23,16 @@ class TrainedRunTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     scratch_ = new testing::ScratchDir();
-    const std::string config = scratch_->write("tiny.json", R"({
-      "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
+    const std::string config = scratch_->write(
+        "tiny.json", R"({
+      "data": {"path": ")" +
+                         testing::source_dir() +
+                         R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
       "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
       "train": {"batch_size": 32, "epochs": 2, "lr": 0.003, "threads": 1}})");
     run_dir_ = scratch_->file("run");
-    train_result_ = new testing::CommandResult(run_nmt("train --config '" + config + "' --out '" + run_dir_ + "'"));
+    train_result_ = new testing::CommandResult(
+        run_nmt("train --config '" + config + "' --out '" + run_dir_ + "'"));
   }
   static void TearDownTestSuite() {
     delete train_result_;
@@ -47,11 +51,12 @@ testing::CommandResult* TrainedRunTest::train_result_ = nullptr;
 
 TEST_F(TrainedRunTest, TrainWritesTheRunDirectory) {
   ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
-  for (const char* name : {"config.json", "train.tsv", "valid.tsv", "test.tsv", "vocab.src.txt", "vocab.tgt.txt",
-                           "checkpoint.pt", "best.pt", "metrics.jsonl"}) {
+  for (const char* name : {"config.json", "train.tsv", "valid.tsv", "test.tsv", "vocab.src.txt",
+                           "vocab.tgt.txt", "checkpoint.pt", "best.pt", "metrics.jsonl"}) {
     EXPECT_TRUE(std::filesystem::exists(run_dir_ + "/" + name)) << name;
   }
-  const auto again = run_nmt("train --config '" + run_dir_ + "/config.json' --out '" + run_dir_ + "'");
+  const auto again =
+      run_nmt("train --config '" + run_dir_ + "/config.json' --out '" + run_dir_ + "'");
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.output.find("already holds a trained run"), std::string::npos);
 }
@@ -66,29 +71,35 @@ TEST_F(TrainedRunTest, ResumeExtendsTrainingFromTheCheckpoint) {
 
 TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
   ASSERT_EQ(train_result_->exit_code, 0);
-  const auto from_arguments = run_nmt("translate" + model() + " 'I am hungry' 'Where is the bank?'");
+  const auto from_arguments =
+      run_nmt("translate" + model() + " 'I am hungry' 'Where is the bank?'");
   ASSERT_EQ(from_arguments.exit_code, 0) << from_arguments.output;
-  const std::string input = scratch_->write("in.txt", "I am hungry\n\nWhere is the bank?\nxyzzy qwerty\n");
+  const std::string input =
+      scratch_->write("in.txt", "I am hungry\n\nWhere is the bank?\nxyzzy qwerty\n");
   for (const char* strategy : {"greedy", "beam", "sample"}) {
-    const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q translate" + model() + " --strategy " +
-                                    strategy + " < '" + input + "'");
+    const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q translate" + model() +
+                                    " --strategy " + strategy + " < '" + input + "'");
     ASSERT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 4) << strategy << ": " << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 4)
+        << strategy << ": " << result.output;
   }
 }
 
 TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
   ASSERT_EQ(train_result_->exit_code, 0);
-  const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() + " --json --out '" +
-                                  scratch_->file("hyp.txt") + "'");
+  const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
+                                  " --json --out '" + scratch_->file("hyp.txt") + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto json = nlohmann::json::parse(result.output);
-  EXPECT_EQ(json["bleu"]["signature"], "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
+  EXPECT_EQ(json["bleu"]["signature"],
+            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
   EXPECT_TRUE(json["chrf"].contains("score"));
   EXPECT_GT(json["perplexity"].get<double>(), 1.0);
-  EXPECT_EQ(json["sentences"].get<int>(), static_cast<int>(std::count(
-      std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(run_dir_ + "/test.tsv")),
-      std::istreambuf_iterator<char>(), '\n')));
+  EXPECT_EQ(
+      json["sentences"].get<int>(),
+      static_cast<int>(std::count(
+          std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(run_dir_ + "/test.tsv")),
+          std::istreambuf_iterator<char>(), '\n')));
   EXPECT_TRUE(std::filesystem::exists(scratch_->file("hyp.txt")));
 }
 
@@ -98,7 +109,8 @@ TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
   ASSERT_EQ(train_result_->exit_code, 0);
   if (!testing::has_chromium()) GTEST_SKIP() << "no " << testing::kChromium;
   testing::ScratchDir pages;
-  const auto attention = run_nmt("attention" + model() + " 'Where is the library?' --out '" + pages.file("a.html") + "'");
+  const auto attention = run_nmt("attention" + model() + " 'Where is the library?' --out '" +
+                                 pages.file("a.html") + "'");
   ASSERT_EQ(attention.exit_code, 0) << attention.output;
   const auto report = run_nmt("report" + model() + " --out '" + pages.file("r.html") + "'");
   ASSERT_EQ(report.exit_code, 0) << report.output;
@@ -167,12 +179,14 @@ TEST(OverfitTest, EveryTrainingPairOfATinyCorpusIsReproducedByGreedyDecoding) {
   EXPECT_LT(last_train_loss, 0.05) << "the training pairs are not learned";
 
   std::vector<std::string> sources;
-  for (const std::string& line : read_lines(run + "/train.tsv")) sources.push_back(line.substr(0, line.find('\t')));
+  for (const std::string& line : read_lines(run + "/train.tsv"))
+    sources.push_back(line.substr(0, line.find('\t')));
   ASSERT_EQ(sources.size(), corpus.size() - 2) << "one pair each for the valid and test splits";
   std::string input;
   for (const std::string& source : sources) input += source + "\n";
-  const auto translated = run_command("'" + std::string(NMT_BINARY) + "' -q translate --model '" + run +
-                                      "' --checkpoint checkpoint.pt --strategy greedy < '" + scratch.write("in.txt", input) + "'");
+  const auto translated = run_command("'" + std::string(NMT_BINARY) + "' -q translate --model '" +
+                                      run + "' --checkpoint checkpoint.pt --strategy greedy < '" +
+                                      scratch.write("in.txt", input) + "'");
   ASSERT_EQ(translated.exit_code, 0) << translated.output;
   std::istringstream outputs(translated.output);
   for (const std::string& source : sources) {
@@ -185,16 +199,21 @@ TEST(OverfitTest, EveryTrainingPairOfATinyCorpusIsReproducedByGreedyDecoding) {
 
 TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
   testing::ScratchDir scratch;
-  const std::string config = scratch.write("spm.json", R"({
-    "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
+  const std::string config =
+      scratch.write(
+          "spm.json", R"({
+    "data": {"path": ")" + testing::source_dir() +
+                          R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
     "text": {"clean": "normalize", "tokenizer": "sentencepiece", "vocab_size": 400, "shared_vocab": true},
     "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre", "tie_embeddings": true,
               "share_embeddings": true},
     "train": {"batch_size": 32, "epochs": 2, "lr": 0.003, "threads": 1}})");
-  const auto trained = run_nmt("train --config '" + config + "' --out '" + scratch.file("run") + "'");
+  const auto trained =
+      run_nmt("train --config '" + config + "' --out '" + scratch.file("run") + "'");
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
   ASSERT_TRUE(std::filesystem::exists(scratch.file("run/spm.model")));
-  std::filesystem::copy(scratch.file("run"), scratch.file("copy"), std::filesystem::copy_options::recursive);
+  std::filesystem::copy(scratch.file("run"), scratch.file("copy"),
+                        std::filesystem::copy_options::recursive);
   const std::string sentences = " 'Where is the station?' 'She likes music.' 'We buy flowers.'";
   const auto original = run_nmt("-q translate --model '" + scratch.file("run") + "'" + sentences);
   const auto copy = run_nmt("-q translate --model '" + scratch.file("copy") + "'" + sentences);
@@ -205,14 +224,15 @@ TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
 
 TEST(ScoreCommandTest, MatchesSacrebleuAndRejectsMismatchedFiles) {
   const std::string data = testing::source_dir() + "/tests/eval/testdata/sacrebleu/";
-  const auto result = run_command("'" + std::string(NMT_BINARY) + "' score --json --hyp '" + data + "hyp.txt' --ref '" +
-                                  data + "ref.txt'");
+  const auto result = run_command("'" + std::string(NMT_BINARY) + "' score --json --hyp '" + data +
+                                  "hyp.txt' --ref '" + data + "ref.txt'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto json = nlohmann::json::parse(result.output);
   EXPECT_NEAR(json["bleu"]["score"].get<double>(), 48.5475, 0.01);
   EXPECT_NEAR(json["chrf"]["score"].get<double>(), 66.8836, 0.01);
   testing::ScratchDir dir;
-  const auto mismatch = run_nmt("score --hyp '" + dir.write("h.txt", "a\nb\n") + "' --ref '" + dir.write("r.txt", "a\n") + "'");
+  const auto mismatch = run_nmt("score --hyp '" + dir.write("h.txt", "a\nb\n") + "' --ref '" +
+                                dir.write("r.txt", "a\n") + "'");
   EXPECT_EQ(mismatch.exit_code, 1);
   EXPECT_NE(mismatch.output.find("has 2 lines but"), std::string::npos) << mismatch.output;
   EXPECT_NE(mismatch.output.find("r.txt has 1"), std::string::npos);

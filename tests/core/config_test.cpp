@@ -37,22 +37,28 @@ TEST(ConfigTest, DefaultsAreTheNotebooks) {
 }
 
 TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
-  EXPECT_EQ(error_of({{"data", {{"max_words", "x"}}}}), "data.max_words: expected a positive integer, got \"x\"");
-  EXPECT_EQ(error_of({{"data", {{"max_words", 0}}}}), "data.max_words: expected a positive integer, got 0");
+  EXPECT_EQ(error_of({{"data", {{"max_words", "x"}}}}),
+            "data.max_words: expected a positive integer, got \"x\"");
+  EXPECT_EQ(error_of({{"data", {{"max_words", 0}}}}),
+            "data.max_words: expected a positive integer, got 0");
   EXPECT_EQ(error_of({{"train", {{"lr", "fast"}}}}), "train.lr: expected a number, got \"fast\"");
   EXPECT_EQ(error_of({{"train", {{"lr", -1}}}}), "train.lr: expected a positive number, got -1");
   EXPECT_EQ(error_of({{"model", {{"norm", "middle"}}}}),
             "model.norm: expected one of \"post\", \"pre\", got \"middle\"");
-  EXPECT_EQ(error_of({{"model", {{"heads", 3}}}}), "model.heads: expected a divisor of d_model (256), got 3");
+  EXPECT_EQ(error_of({{"model", {{"heads", 3}}}}),
+            "model.heads: expected a divisor of d_model (256), got 3");
   EXPECT_EQ(error_of({{"data", {{"dedupe", 1}}}}), "data.dedupe: expected true or false, got 1");
   EXPECT_EQ(error_of({{"data", "x"}}), "data: expected an object, got \"x\"");
-  EXPECT_EQ(error_of({{"decode", {{"top_p", 0}}}}), "decode.top_p: expected a number in (0, 1], got 0");
+  EXPECT_EQ(error_of({{"decode", {{"top_p", 0}}}}),
+            "decode.top_p: expected a number in (0, 1], got 0");
   EXPECT_EQ(error_of({{"train", {{"device", "tpu"}}}}),
             "train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"tpu\"");
 }
 
 TEST(ConfigTest, UnknownKeysAndSectionsAreErrors) {
-  EXPECT_EQ(error_of({{"data", {{"max_word", 3}}}}).rfind("data.max_word: unknown key (known keys: path,", 0), 0u);
+  EXPECT_EQ(error_of({{"data", {{"max_word", 3}}}})
+                .rfind("data.max_word: unknown key (known keys: path,", 0),
+            0u);
   EXPECT_EQ(error_of({{"optim", json::object()}}).rfind("optim: unknown section", 0), 0u);
 }
 
@@ -62,11 +68,12 @@ TEST(ConfigTest, CrossSectionRules) {
 }
 
 TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
-  json input = {{"data", {{"path", "x.tsv"}, {"format", "anki"}, {"seed", 5}}},
-                {"text", {{"clean", "normalize"}, {"tokenizer", "sentencepiece"}, {"vocab_size", 4000}}},
-                {"model", {{"norm", "pre"}, {"tie_embeddings", true}, {"d_model", 64}, {"heads", 4}}},
-                {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
-                {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}}}};
+  json input = {
+      {"data", {{"path", "x.tsv"}, {"format", "anki"}, {"seed", 5}}},
+      {"text", {{"clean", "normalize"}, {"tokenizer", "sentencepiece"}, {"vocab_size", 4000}}},
+      {"model", {{"norm", "pre"}, {"tie_embeddings", true}, {"d_model", 64}, {"heads", 4}}},
+      {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
+      {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}}}};
   const Config config = config_from_json(input);
   const json written = config_to_json(config);
   EXPECT_EQ(config_to_json(config_from_json(written)), written);
@@ -89,7 +96,8 @@ TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
     load_config(dir.write("typo.json", R"({"train": {"epochs": "ten"}})"));
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_EQ(std::string(error.what()), dir.file("typo.json") + ": train.epochs: expected a positive integer, got \"ten\"");
+    EXPECT_EQ(std::string(error.what()),
+              dir.file("typo.json") + ": train.epochs: expected a positive integer, got \"ten\"");
   }
 }
 
@@ -103,7 +111,8 @@ TEST(ConfigTest, SetConfigValueOverridesOneKey) {
 }
 
 TEST(ConfigTest, BundledConfigsAreValid) {
-  for (const char* name : {"quickstart.json", "seed.json", "tatoeba-en-es.json", "notebook-baseline.json"}) {
+  for (const char* name :
+       {"quickstart.json", "seed.json", "tatoeba-en-es.json", "notebook-baseline.json"}) {
     const std::string path = testing::source_dir() + "/configs/" + name;
     EXPECT_NO_THROW(load_config(path)) << path;
   }

@@ -1,9 +1,9 @@
 #include "nmt/format.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 namespace nmt {
 namespace {

@@ -1,10 +1,10 @@
 #include "nmt/io.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 #include "nmt/error.h"
 #include "test_utils.h"
@@ -47,7 +47,8 @@ TEST(RemoveTreeTest, RemovesNestedDirectoriesAndAcceptsMissingPaths) {
 
 TEST(ReadLinesTest, StripsLineEnds) {
   testing::ScratchDir dir;
-  EXPECT_EQ(read_lines(dir.write("l.txt", "a\r\nb\n\nc")), (std::vector<std::string>{"a", "b", "", "c"}));
+  EXPECT_EQ(read_lines(dir.write("l.txt", "a\r\nb\n\nc")),
+            (std::vector<std::string>{"a", "b", "", "c"}));
   EXPECT_THROW(read_lines(dir.file("none.txt")), Error);
 }
 

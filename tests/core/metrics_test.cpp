@@ -25,8 +25,8 @@ EpochRecord example_epoch() {
 
 // Every kind of record, with every field set to a value other than its default.
 std::vector<MetricsRecord> one_of_each() {
-  EvalRecord eval{"test split of runs/x", "runs/x/best.pt", "greedy", true, 41.5, 60.25, 2.5,
-                  9.75, 1.75e9};
+  EvalRecord eval{
+      "test split of runs/x", "runs/x/best.pt", "greedy", true, 41.5, 60.25, 2.5, 9.75, 1.75e9};
   return {StartRecord{2, 800, 1000, 50, "cpu", 1.75e9},
           TrainRecord{3, 850, 3.25, 1e-3, 2100.5, 40.5, 1800.25, 1.75e9},
           example_epoch(),
@@ -47,9 +47,9 @@ TEST(MetricsRecordTest, EveryKindRoundTripsThroughJson) {
 
 TEST(MetricsRecordTest, KeysAreTheOnesTheFileHasAlwaysUsed) {
   const nlohmann::json epoch = to_json(example_epoch());
-  for (const char* key : {"event", "epoch", "step", "train_loss", "lr", "train_seconds",
-                          "target_tokens", "is_best", "validation_seconds", "valid_loss",
-                          "valid_ppl", "time"}) {
+  for (const char* key :
+       {"event", "epoch", "step", "train_loss", "lr", "train_seconds", "target_tokens", "is_best",
+        "validation_seconds", "valid_loss", "valid_ppl", "time"}) {
     EXPECT_TRUE(epoch.contains(key)) << key;
   }
   EXPECT_EQ(epoch.size(), 12u);

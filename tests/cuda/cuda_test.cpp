@@ -65,8 +65,10 @@ TEST(CudaTest, TrainingStepsAgreeWithTheCpu) {
   options.batch_size = 8;
   options.precision = train::Precision::kFp32;
   testing::ScratchDir dir;
-  train::Trainer cpu_trainer(cpu, {options, RunDir(dir.path()), "{}", torch::kCPU, false}, copy_pairs(32), {});
-  train::Trainer gpu_trainer(gpu, {options, RunDir(dir.path()), "{}", kCuda, false}, copy_pairs(32), {});
+  train::Trainer cpu_trainer(cpu, {options, RunDir(dir.path()), "{}", torch::kCPU, false},
+                             copy_pairs(32), {});
+  train::Trainer gpu_trainer(gpu, {options, RunDir(dir.path()), "{}", kCuda, false}, copy_pairs(32),
+                             {});
   const auto plan = cpu_trainer.epoch_plan(0);
   // Losses after each update depend on every earlier update, so they check the optimiser too.
   for (int step = 0; step < 4; ++step) {
@@ -79,7 +81,9 @@ TEST(CudaTest, TrainingStepsAgreeWithTheCpu) {
   // gradient is rounding noise (the key biases: softmax ignores them) may differ by that much.
   auto gpu_parameters = gpu->named_parameters();
   for (const auto& item : cpu->named_parameters()) {
-    EXPECT_TRUE(torch::allclose(gpu_parameters[item.key()].cpu(), item.value(), 1e-4, 4 * options.lr)) << item.key();
+    EXPECT_TRUE(
+        torch::allclose(gpu_parameters[item.key()].cpu(), item.value(), 1e-4, 4 * options.lr))
+        << item.key();
   }
 }
 
@@ -121,7 +125,8 @@ TEST(CudaTest, BatchedGreedyAndBeamDecodingMatchTheCpu) {
   SKIP_WITHOUT_CUDA();
   auto cpu = testing::tiny_model(model::NormPosition::kPost, 12, 6);
   auto gpu = copy_of(cpu, kCuda);
-  auto tokenizer = std::make_shared<text::WordTokenizer>(text::Vocab::build({"a b c d e f g h"}, 1));
+  auto tokenizer =
+      std::make_shared<text::WordTokenizer>(text::Vocab::build({"a b c d e f g h"}, 1));
   const text::TokenizerPair tokenizers{tokenizer, tokenizer};
   decode::Translator on_cpu(cpu, tokenizers, text::CleanMode::kNotebook, torch::kCPU);
   decode::Translator on_gpu(gpu, tokenizers, text::CleanMode::kNotebook, kCuda);
@@ -132,7 +137,8 @@ TEST(CudaTest, BatchedGreedyAndBeamDecodingMatchTheCpu) {
     options.beam_size = 3;
     const auto a = on_cpu.translate(inputs, options);
     const auto b = on_gpu.translate(inputs, options);
-    for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(a.results[i][0].ids, b.results[i][0].ids) << inputs[i];
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      EXPECT_EQ(a.results[i][0].ids, b.results[i][0].ids) << inputs[i];
   }
 }
 

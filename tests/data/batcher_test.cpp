@@ -1,9 +1,9 @@
 #include "nmt/data/batcher.h"
 
-#include <set>
-
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "nmt/text/vocab.h"
 
@@ -30,8 +30,10 @@ TEST(CollateTest, PadsAndShiftsTargetsLikeTheNotebook) {
   const std::vector<EncodedPair> pairs = {{{4, 5, 6}, {7, 8}}, {{9}, {10, 11, 12}}};
   const Batch batch = collate(pairs, {0, 1});
   EXPECT_TRUE(at::equal(batch.source, at::tensor({4, 5, 6, 9, 0, 0}, at::kLong).view({2, 3})));
-  EXPECT_TRUE(at::equal(batch.target_in, at::tensor({1, 7, 8, 0, 1, 10, 11, 12}, at::kLong).view({2, 4})));
-  EXPECT_TRUE(at::equal(batch.target_out, at::tensor({7, 8, 2, 0, 10, 11, 12, 2}, at::kLong).view({2, 4})));
+  EXPECT_TRUE(
+      at::equal(batch.target_in, at::tensor({1, 7, 8, 0, 1, 10, 11, 12}, at::kLong).view({2, 4})));
+  EXPECT_TRUE(
+      at::equal(batch.target_out, at::tensor({7, 8, 2, 0, 10, 11, 12, 2}, at::kLong).view({2, 4})));
   EXPECT_EQ(batch.source_tokens, 4);
   EXPECT_EQ(batch.target_tokens, 7);
   EXPECT_EQ(batch.padded_target_tokens, 8);

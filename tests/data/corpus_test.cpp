@@ -1,9 +1,9 @@
 #include "nmt/data/corpus.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "nmt/error.h"
 #include "test_utils.h"
@@ -35,15 +35,18 @@ TEST(CorpusTest, HandlesCrlfBomAndBlankLines) {
 }
 
 TEST(CorpusTest, SkipsAndReportsMalformedLinesWithFileAndLine) {
-  const Corpus corpus = read("Hi.\tHola.\nonly one column\nbad\xff utf8\tx\na\tb\tc\td\te\n\tempty source\nOk.\tVale.\n");
+  const Corpus corpus = read(
+      "Hi.\tHola.\nonly one column\nbad\xff utf8\tx\na\tb\tc\td\te\n\tempty source\nOk.\tVale.\n");
   ASSERT_EQ(corpus.pairs.size(), 2u);
   EXPECT_EQ(corpus.report.bad_columns, 2u);
   EXPECT_EQ(corpus.report.bad_utf8, 1u);
   EXPECT_EQ(corpus.report.empty_side, 1u);
   ASSERT_EQ(corpus.report.first_problems.size(), 4u);
-  EXPECT_EQ(corpus.report.first_problems[0], "pairs.tsv:2: expected 2, 3 or 4 tab-separated columns, got 1");
+  EXPECT_EQ(corpus.report.first_problems[0],
+            "pairs.tsv:2: expected 2, 3 or 4 tab-separated columns, got 1");
   EXPECT_EQ(corpus.report.first_problems[1], "pairs.tsv:3: invalid UTF-8");
-  EXPECT_EQ(corpus.report.first_problems[2], "pairs.tsv:4: expected 2, 3 or 4 tab-separated columns, got 5");
+  EXPECT_EQ(corpus.report.first_problems[2],
+            "pairs.tsv:4: expected 2, 3 or 4 tab-separated columns, got 5");
   EXPECT_EQ(corpus.report.first_problems[3], "pairs.tsv:5: empty source");
 }
 
@@ -78,7 +81,8 @@ TEST(CorpusTest, FileErrorsAreClear) {
     read_tsv_file(dir.write("junk.tsv", "no tabs here\nnor here\n"), TsvFormat::kAuto);
     FAIL();
   } catch (const DataError& error) {
-    EXPECT_NE(std::string(error.what()).find("no usable sentence pair in 2 lines"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("no usable sentence pair in 2 lines"),
+              std::string::npos);
   }
   EXPECT_THROW(read_tsv_file(dir.path(), TsvFormat::kAuto), DataError);
   EXPECT_EQ(read_tsv_file(dir.write("ok.tsv", "a\tb"), TsvFormat::kAuto).pairs.size(), 1u);
@@ -93,7 +97,8 @@ TEST(CorpusTest, RandomBytesNeverCrashAndCountsAddUp) {
     std::string content;
     const int length = static_cast<int>(random() % 300);
     for (int i = 0; i < length; ++i) {
-      content.push_back(random() % 4 == 0 ? static_cast<char>(random() % 256) : alphabet[random() % alphabet.size()]);
+      content.push_back(random() % 4 == 0 ? static_cast<char>(random() % 256)
+                                          : alphabet[random() % alphabet.size()]);
     }
     const Corpus corpus = read(content);
     const ReadReport& report = corpus.report;

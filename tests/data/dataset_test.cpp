@@ -1,8 +1,8 @@
 #include "nmt/data/dataset.h"
 
-#include <set>
-
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "nmt/error.h"
 #include "test_utils.h"
@@ -14,7 +14,8 @@ std::vector<SentencePair> numbered_pairs(int n, int translations_per_source = 1)
   std::vector<SentencePair> pairs;
   for (int i = 0; i < n; ++i) {
     for (int t = 0; t < translations_per_source; ++t) {
-      pairs.push_back({"Sentence number " + std::to_string(i) + ".", "Frase " + std::to_string(i) + " v" + std::to_string(t)});
+      pairs.push_back({"Sentence number " + std::to_string(i) + ".",
+                       "Frase " + std::to_string(i) + " v" + std::to_string(t)});
     }
   }
   return pairs;
@@ -74,7 +75,8 @@ TEST(MakeSplitsTest, GroupingKeepsEachSourceInOneSplit) {
   std::set<std::string> train_sources;
   for (const auto& pair : splits.train) train_sources.insert(pair.source);
   for (const auto* held_out : {&splits.valid, &splits.test}) {
-    for (const auto& pair : *held_out) EXPECT_EQ(train_sources.count(pair.source), 0u) << pair.source;
+    for (const auto& pair : *held_out)
+      EXPECT_EQ(train_sources.count(pair.source), 0u) << pair.source;
   }
   EXPECT_EQ(splits.train.size() + splits.valid.size() + splits.test.size(), 600u);
 }

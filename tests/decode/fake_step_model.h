@@ -2,10 +2,10 @@
 // (a Markov chain over a small vocabulary), so expected outputs can be worked out by hand.
 #pragma once
 
+#include <ATen/ATen.h>
+
 #include <map>
 #include <vector>
-
-#include <ATen/ATen.h>
 
 #include "nmt/decode/search.h"
 

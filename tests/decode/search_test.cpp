@@ -1,9 +1,9 @@
 #include "nmt/decode/search.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "decode/fake_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
@@ -39,7 +39,8 @@ TEST(GreedySearchTest, FollowsTheMostLikelyTokenUntilEos) {
 }
 
 TEST(GreedySearchTest, StopsAtTheLengthLimit) {
-  testing::MarkovStepModel loop(8, {{kSosId, {0, 0, 0, 0, 1, 0, 0, 0}}, {4, {0, 0, 0, 0, 1, 0, 0, 0}}});
+  testing::MarkovStepModel loop(
+      8, {{kSosId, {0, 0, 0, 0, 1, 0, 0, 0}}, {4, {0, 0, 0, 0, 1, 0, 0, 0}}});
   const auto result = GreedySearch(5).search(loop, sources(1), {3});
   EXPECT_EQ(result[0][0].ids.size(), 5u);
   EXPECT_FALSE(result[0][0].is_finished);
@@ -91,9 +92,12 @@ TEST(SamplingSearchTest, TopKOneAndNearZeroTemperatureMatchGreedy) {
 
 TEST(SamplingSearchTest, SameSeedSameSamplesAndOtherSeedsDiffer) {
   testing::MarkovStepModel uniform(30, {});
-  const auto a = SamplingSearch(1.0, 0, 1.0, 7, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
-  const auto b = SamplingSearch(1.0, 0, 1.0, 7, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
-  const auto c = SamplingSearch(1.0, 0, 1.0, 8, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
+  const auto a =
+      SamplingSearch(1.0, 0, 1.0, 7, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
+  const auto b =
+      SamplingSearch(1.0, 0, 1.0, 7, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
+  const auto c =
+      SamplingSearch(1.0, 0, 1.0, 8, 20).search(uniform, sources(8), std::vector<int64_t>(8, 3));
   bool differs = false;
   for (std::size_t i = 0; i < 8; ++i) {
     EXPECT_EQ(a[i][0].ids, b[i][0].ids);
@@ -109,8 +113,10 @@ TEST(SamplingSearchTest, NeverLeavesTheTopKOrTopPSet) {
   testing::MarkovStepModel model(8, table);
   const std::vector<int64_t> lengths(200, 3);
   std::set<int64_t> top_k_seen, top_p_seen;
-  for (const auto& h : SamplingSearch(1.0, 2, 1.0, 1, 0).search(model, sources(200), lengths)) top_k_seen.insert(h[0].ids[0]);
-  for (const auto& h : SamplingSearch(1.0, 0, 0.75, 1, 0).search(model, sources(200), lengths)) top_p_seen.insert(h[0].ids[0]);
+  for (const auto& h : SamplingSearch(1.0, 2, 1.0, 1, 0).search(model, sources(200), lengths))
+    top_k_seen.insert(h[0].ids[0]);
+  for (const auto& h : SamplingSearch(1.0, 0, 0.75, 1, 0).search(model, sources(200), lengths))
+    top_p_seen.insert(h[0].ids[0]);
   EXPECT_EQ(top_k_seen, (std::set<int64_t>{4, 5}));
   EXPECT_EQ(top_p_seen, (std::set<int64_t>{4, 5}));  // 0.5 < 0.75 <= 0.8: the set is {4, 5}
 }
@@ -118,9 +124,12 @@ TEST(SamplingSearchTest, NeverLeavesTheTopKOrTopPSet) {
 TEST(SamplingLogitsTest, MasksExactlyTheTokensOutsideTheSet) {
   const auto logits = torch::log(torch::tensor({0.1, 0.2, 0.4, 0.3}, torch::kFloat)).view({1, 4});
   const auto kept = [](const at::Tensor& x) { return torch::isfinite(x).view({4}); };
-  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 2, 1.0)), torch::tensor({false, false, true, true})));
-  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.4)), torch::tensor({false, false, true, false})));
-  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.41)), torch::tensor({false, false, true, true})));
+  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 2, 1.0)),
+                           torch::tensor({false, false, true, true})));
+  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.4)),
+                           torch::tensor({false, false, true, false})));
+  EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.41)),
+                           torch::tensor({false, false, true, true})));
   EXPECT_TRUE(testing::all_close(sampling_logits(logits, 2.0, 0, 1.0), logits / 2.0));
 }
 

@@ -48,7 +48,8 @@ TEST(IncrementalDecodingTest, GivesTheSameTokensAndScoresAsFullRecomputation) {
   const std::vector<int64_t> lengths(6, 7);
   GreedySearch greedy(12);
   BeamSearch beam(3, 1.0, 3, 12);
-  for (const SearchStrategy* search : {static_cast<const SearchStrategy*>(&greedy), static_cast<const SearchStrategy*>(&beam)}) {
+  for (const SearchStrategy* search :
+       {static_cast<const SearchStrategy*>(&greedy), static_cast<const SearchStrategy*>(&beam)}) {
     TransformerStepModel incremental(model);
     FullRecomputeStepModel full(model);
     const auto a = search->search(incremental, source, lengths);
@@ -64,9 +65,10 @@ TEST(IncrementalDecodingTest, GivesTheSameTokensAndScoresAsFullRecomputation) {
 }
 
 TEST(TranslatorTest, KeepsInputOrderAndLineCountAcrossSortedBatches) {
-  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(), text::CleanMode::kNotebook,
-                        torch::kCPU);
-  const std::vector<std::string> inputs = {"a b c d e f", "", "b", "c d", "   ", "h g f e d c b a", "a"};
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(),
+                        text::CleanMode::kNotebook, torch::kCPU);
+  const std::vector<std::string> inputs = {"a b c d e f",     "", "b", "c d", "   ",
+                                           "h g f e d c b a", "a"};
   SearchOptions options;
   options.batch_size = 2;
   const TranslationReport batched = translator.translate(inputs, options);
@@ -81,8 +83,8 @@ TEST(TranslatorTest, KeepsInputOrderAndLineCountAcrossSortedBatches) {
 }
 
 TEST(TranslatorTest, UnknownWordsAndOverlongInputsDoNotFail) {
-  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(), text::CleanMode::kNotebook,
-                        torch::kCPU);
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(),
+                        text::CleanMode::kNotebook, torch::kCPU);
   std::string long_input;
   for (int i = 0; i < 1500; ++i) long_input += "a ";
   SearchOptions options;

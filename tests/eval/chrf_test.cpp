@@ -43,8 +43,9 @@ TEST(ChrfGoldenTest, SentenceChrfOfFirstFiftyLinesMatchesSacrebleu) {
 }
 
 TEST(ChrfTest, PerfectMatchScoresHundred) {
-  EXPECT_DOUBLE_EQ(corpus_chrf({"¿Dónde está el baño?", "Hola."}, {{"¿Dónde está el baño?", "Hola."}}).score,
-                   100.0);
+  EXPECT_DOUBLE_EQ(
+      corpus_chrf({"¿Dónde está el baño?", "Hola."}, {{"¿Dónde está el baño?", "Hola."}}).score,
+      100.0);
 }
 
 TEST(ChrfTest, EmptyHypothesisAndEmptyCorpusScoreZero) {
@@ -52,7 +53,9 @@ TEST(ChrfTest, EmptyHypothesisAndEmptyCorpusScoreZero) {
   EXPECT_EQ(corpus_chrf({}, {{}}).score, 0.0);
 }
 
-TEST(ChrfTest, IgnoresWhitespace) { EXPECT_DOUBLE_EQ(sentence_chrf("a b\tc\u00a0d", {"abcd"}).score, 100.0); }
+TEST(ChrfTest, IgnoresWhitespace) {
+  EXPECT_DOUBLE_EQ(sentence_chrf("a b\tc\u00a0d", {"abcd"}).score, 100.0);
+}
 
 TEST(ChrfTest, CountsCodePointsNotBytes) {
   // Orders 1 and 2 only: precision = recall = (1/2 + 0/1) / 2, so F2 = 0.25.
@@ -63,7 +66,8 @@ TEST(ChrfTest, AveragesOnlyOrdersPresentOnBothSides) {
   // Order 1: P 2/3, R 1; order 2: P 1/2, R 1; the reference has no 3-gram, so order 3 is left out.
   EXPECT_NEAR(sentence_chrf("abc", {"ab"}).score, 87.5, 1e-9);
   // Order 1: P 1, R 2/3; order 2: P 1, R 1/2: F2 of P 1 and R 7/12.
-  EXPECT_NEAR(sentence_chrf("ab", {"abc"}).score, 100.0 * 5.0 * (7.0 / 12.0) / (4.0 + 7.0 / 12.0), 1e-9);
+  EXPECT_NEAR(sentence_chrf("ab", {"abc"}).score, 100.0 * 5.0 * (7.0 / 12.0) / (4.0 + 7.0 / 12.0),
+              1e-9);
 }
 
 TEST(ChrfTest, KeepsTheBestReferencePerLine) {
@@ -72,7 +76,8 @@ TEST(ChrfTest, KeepsTheBestReferencePerLine) {
   EXPECT_DOUBLE_EQ(sentence_chrf("the cat sat", {"the cat sat down", "a dog ran"}).score, good);
   // Corpus level sums the statistics of each line's best reference.
   const double corpus =
-      corpus_chrf({"the cat sat", "a dog ran"}, {{"a dog ran", "x"}, {"the cat sat", "a dog ran"}}).score;
+      corpus_chrf({"the cat sat", "a dog ran"}, {{"a dog ran", "x"}, {"the cat sat", "a dog ran"}})
+          .score;
   EXPECT_DOUBLE_EQ(corpus, 100.0);
 }
 

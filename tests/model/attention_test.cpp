@@ -1,8 +1,8 @@
 #include "nmt/model/attention.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "torch_test_utils.h"
 
@@ -10,11 +10,13 @@ namespace nmt::model {
 namespace {
 
 TEST(ScaledDotProductTest, MatchesAHandComputedExample) {
-  // One head, d = 2: scores = [1, 0] / sqrt(2); softmax = [e^a / (e^a + 1), 1 / (e^a + 1)], a = 1/sqrt(2).
+  // One head, d = 2: scores = [1, 0] / sqrt(2); softmax = [e^a / (e^a + 1), 1 / (e^a + 1)], a =
+  // 1/sqrt(2).
   const auto q = torch::tensor({1.0f, 0.0f}).view({1, 1, 1, 2});
   const auto k = torch::tensor({1.0f, 0.0f, 0.0f, 1.0f}).view({1, 1, 2, 2});
   const auto v = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).view({1, 1, 2, 2});
-  const AttentionOutput result = scaled_dot_product(q, k, v, torch::Tensor(), /*need_weights=*/true);
+  const AttentionOutput result =
+      scaled_dot_product(q, k, v, torch::Tensor(), /*need_weights=*/true);
   const double a = 1.0 / std::sqrt(2.0);
   const double p0 = std::exp(a) / (std::exp(a) + 1.0);
   EXPECT_NEAR(result.weights[0][0][0][0].item<double>(), p0, 1e-6);
@@ -38,8 +40,10 @@ TEST(ScaledDotProductTest, FusedAndExplicitPathsAgree) {
   const auto q = torch::randn({2, 4, 5, 8});
   const auto k = torch::randn({2, 4, 7, 8});
   const auto v = torch::randn({2, 4, 7, 8});
-  const auto mask = torch::rand({2, 1, 1, 7}).gt(0.3).logical_or(torch::arange(7).view({1, 1, 1, 7}).eq(0));
-  const auto fast = scaled_dot_product(q, k, v, mask, /*need_weights=*/false);  // fused on LibTorch >= 2
+  const auto mask =
+      torch::rand({2, 1, 1, 7}).gt(0.3).logical_or(torch::arange(7).view({1, 1, 1, 7}).eq(0));
+  const auto fast =
+      scaled_dot_product(q, k, v, mask, /*need_weights=*/false);  // fused on LibTorch >= 2
   const auto explicit_path = scaled_dot_product(q, k, v, mask, /*need_weights=*/true);
   EXPECT_FALSE(fast.weights.defined());
   EXPECT_TRUE(testing::all_close(fast.output, explicit_path.output, 1e-5));
@@ -50,7 +54,9 @@ TEST(MasksTest, PaddingAndCausalMasksFollowTheNotebook) {
   EXPECT_TRUE(torch::equal(padding_mask(ids).view({4}), torch::tensor({true, true, false, false})));
   EXPECT_EQ(padding_mask(ids).sizes(), (std::vector<int64_t>{1, 1, 1, 4}));
   const auto causal = causal_mask(3, torch::kCPU);
-  EXPECT_TRUE(torch::equal(causal, torch::tensor({true, false, false, true, true, false, true, true, true}).view({3, 3})));
+  EXPECT_TRUE(torch::equal(
+      causal,
+      torch::tensor({true, false, false, true, true, false, true, true, true}).view({3, 3})));
 }
 
 TEST(MultiHeadAttentionTest, WeightsHaveOneRowPerQueryThatSumsToOne) {

@@ -1,8 +1,8 @@
 #include "nmt/model/transformer.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "nmt/text/vocab.h"
 #include "torch_test_utils.h"
@@ -129,7 +129,9 @@ TEST(TransformerTest, AttentionMapsCoverEveryLayerWithTheRightShapes) {
 
 TEST(TransformerTest, PaddingEmbeddingRowStartsAtZero) {
   auto model = tiny_model();
-  EXPECT_EQ(model->named_parameters()["source_embedding.weight"][text::kPadId].abs().sum().item<float>(), 0.0f);
+  EXPECT_EQ(
+      model->named_parameters()["source_embedding.weight"][text::kPadId].abs().sum().item<float>(),
+      0.0f);
 }
 
 }  // namespace

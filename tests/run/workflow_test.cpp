@@ -1,11 +1,10 @@
 // The workflows behind the commands, called in-process on one tiny run trained on the sample
 // corpus: training, opening, evaluating, translating, attention pictures, reports, benchmarks.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -24,7 +23,8 @@ namespace {
 
 std::string tiny_config(const testing::ScratchDir& dir) {
   return dir.write("tiny.json", R"({
-    "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv",
+    "data": {"path": ")" + testing::source_dir() +
+                                    R"(/data/sample/en-es.tsv",
              "valid_fraction": 0.1, "test_fraction": 0.1},
     "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
     "train": {"batch_size": 32, "epochs": 2, "lr": 0.003, "threads": 1, "average_last": 2}})");
@@ -65,9 +65,9 @@ TEST_F(WorkflowTest, TrainingWritesTheRunAndPointsLatestAtIt) {
   EXPECT_EQ(outcome_->result.reason, train::StopReason::kFinished);
   EXPECT_EQ(outcome_->result.progress.epoch, 2);
   EXPECT_EQ(exit_status(outcome_->result.reason), 0);
-  for (const std::string& path : {run().config(), run().checkpoint(), run().best(),
-                                  run().metrics(), run().report(), run().split(Split::kTest),
-                                  run().prepare_report()}) {
+  for (const std::string& path :
+       {run().config(), run().checkpoint(), run().best(), run().metrics(), run().report(),
+        run().split(Split::kTest), run().prepare_report()}) {
     EXPECT_TRUE(std::filesystem::exists(path)) << path;
   }
   EXPECT_EQ(std::filesystem::canonical(kLatestRunLink), std::filesystem::canonical(run().path()));
@@ -125,7 +125,8 @@ TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {
             "--model: " + scratch_->path() + " has no config.json (not a run directory)");
   EXPECT_EQ(message_of({run().path(), ""}, {{"decode.beam_size", 0}}),
             "decode.beam_size: expected a positive integer, got 0");
-  EXPECT_EQ(message_of({run().path(), "nope.pt"}, {}), run().file("nope.pt") + ": no such checkpoint");
+  EXPECT_EQ(message_of({run().path(), "nope.pt"}, {}),
+            run().file("nope.pt") + ": no such checkpoint");
 }
 
 TEST_F(WorkflowTest, EvaluationScoresTheTestSplitAndRecordsIt) {
@@ -163,10 +164,11 @@ TEST_F(WorkflowTest, EvaluationOfFilesChecksTheirLineCounts) {
     load_eval_data(opened, options);
     FAIL() << "mismatched files must be an error";
   } catch (const Error& error) {
-    EXPECT_EQ(std::string(error.what()), options.source_file + " has 2 lines but " +
-                                             options.reference_file + " has 1");
+    EXPECT_EQ(std::string(error.what()),
+              options.source_file + " has 2 lines but " + options.reference_file + " has 1");
   }
-  options.reference_file = scratch_->write("ref2.txt", "Tengo hambre.\n¿Dónde está la biblioteca?\n");
+  options.reference_file =
+      scratch_->write("ref2.txt", "Tengo hambre.\n¿Dónde está la biblioteca?\n");
   const EvalData data = load_eval_data(opened, options);
   EXPECT_FALSE(data.sources_are_cleaned);
   EXPECT_EQ(data.references[0], "tengo hambre") << "word models score the notebook's form";

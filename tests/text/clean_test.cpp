@@ -1,11 +1,11 @@
 #include "nmt/text/clean.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "test_utils.h"
 
@@ -44,14 +44,16 @@ TEST(CleanNotebookTest, SeparatesEveryPunctuationMark) {
 }
 
 TEST(CleanNotebookTest, InvalidBytesBecomeSpaces) {
-  EXPECT_EQ(clean_notebook("ab\xff" "cd"), "ab cd");
+  EXPECT_EQ(clean_notebook("ab\xff"
+                           "cd"),
+            "ab cd");
 }
 
 TEST(NormalizeTest, AppliesNfkcAndSqueezesWhitespaceKeepingCase) {
   EXPECT_EQ(normalize("  ¿Cómo   estás?\t"), "¿Cómo estás?");
-  EXPECT_EQ(normalize("e\u0301"), "é");               // composed
-  EXPECT_EQ(normalize("ﬁne"), "fine");                // compatibility ligature
-  EXPECT_EQ(normalize("a\u00a0b\u2003c"), "a b c");   // no-break and em spaces
+  EXPECT_EQ(normalize("e\u0301"), "é");              // composed
+  EXPECT_EQ(normalize("ﬁne"), "fine");               // compatibility ligature
+  EXPECT_EQ(normalize("a\u00a0b\u2003c"), "a b c");  // no-break and em spaces
   EXPECT_EQ(normalize("Tom's \"book\"."), "Tom's \"book\".");
 }
 
@@ -78,8 +80,10 @@ TEST(JoinPunctuationTest, AttachesMarksToTheirWords) {
 TEST(CleanNotebookSlowTest, MatchesReferenceScriptOnSharedTatoeba) {
   const std::string tsv = testing::shared_tatoeba_path();
   const std::string script = testing::shared_dir() + "/reference/seed_transformer.py";
-  if (tsv.empty() || !std::filesystem::exists(script)) GTEST_SKIP() << "shared Tatoeba data not found";
-  if (std::system("python3 -c 'import re, ast' > /dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not found";
+  if (tsv.empty() || !std::filesystem::exists(script))
+    GTEST_SKIP() << "shared Tatoeba data not found";
+  if (std::system("python3 -c 'import re, ast' > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "python3 not found";
   testing::ScratchDir scratch;
   const std::string program = scratch.write("clean.py", R"(
 import ast, re, sys
@@ -93,8 +97,8 @@ with open(sys.argv[3], "w", encoding="utf-8", newline="\n") as out:
             out.write(scope["clean_text"](column) + "\n")
 )");
   const std::string expected_path = scratch.file("expected.txt");
-  const auto result = testing::run_command("python3 '" + program + "' '" + script + "' '" + tsv + "' '" +
-                                           expected_path + "'");
+  const auto result = testing::run_command("python3 '" + program + "' '" + script + "' '" + tsv +
+                                           "' '" + expected_path + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
 
   std::ifstream data(tsv, std::ios::binary);
@@ -108,7 +112,8 @@ with open(sys.argv[3], "w", encoding="utf-8", newline="\n") as out:
     std::size_t start = 0;
     while (true) {
       const std::size_t tab = line.find('\t', start);
-      const std::string column = line.substr(start, tab == std::string::npos ? std::string::npos : tab - start);
+      const std::string column =
+          line.substr(start, tab == std::string::npos ? std::string::npos : tab - start);
       ASSERT_TRUE(std::getline(expected, want));
       ASSERT_EQ(clean_notebook(column), want) << "line " << line_number << ": " << column;
       ++compared;

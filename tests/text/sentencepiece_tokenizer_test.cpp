@@ -1,8 +1,8 @@
 #include "nmt/text/sentencepiece_tokenizer.h"
 
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "nmt/error.h"
 #include "nmt/text/vocab.h"
@@ -14,10 +14,11 @@ namespace {
 std::vector<std::string> corpus() {
   std::vector<std::string> sentences;
   const std::vector<std::string> base = {
-      "¿Dónde está la biblioteca?", "Tom no ha hecho nada malo.", "Me gusta leer libros.",
-      "Ella vive en una casa grande.", "¿Puedes ayudarme, por favor?", "Hace mucho frío hoy.",
-      "Nosotros comemos pan y queso.", "El perro duerme en el jardín.", "¡Qué día tan bonito!",
-      "Mañana iremos a la playa con nuestros amigos."};
+      "¿Dónde está la biblioteca?",    "Tom no ha hecho nada malo.",
+      "Me gusta leer libros.",         "Ella vive en una casa grande.",
+      "¿Puedes ayudarme, por favor?",  "Hace mucho frío hoy.",
+      "Nosotros comemos pan y queso.", "El perro duerme en el jardín.",
+      "¡Qué día tan bonito!",          "Mañana iremos a la playa con nuestros amigos."};
   for (int repeat = 0; repeat < 20; ++repeat) {
     for (const auto& sentence : base) sentences.push_back(sentence);
   }
@@ -41,8 +42,8 @@ TEST(SentencePieceTokenizerTest, TrainingIsDeterministicForASeed) {
 
 TEST(SentencePieceTokenizerTest, RoundTripsRawTextIncludingUnseenCharacters) {
   const auto tokenizer = SentencePieceTokenizer::train(corpus(), small_options(), 7);
-  for (const std::string text : {"¿Dónde está la biblioteca?", "Tom no ha hecho nada malo.",
-                                 "Zoë visitó Kraków 3 veces."}) {
+  for (const std::string text :
+       {"¿Dónde está la biblioteca?", "Tom no ha hecho nada malo.", "Zoë visitó Kraków 3 veces."}) {
     const auto ids = tokenizer.encode(text);
     EXPECT_EQ(tokenizer.decode(ids), text);
     for (const int64_t id : ids) EXPECT_NE(id, kUnkId) << text;  // byte fallback, not <UNK>
@@ -70,18 +71,22 @@ TEST(SentencePieceTokenizerTest, SaveLoadGivesTheSameModel) {
 // python3-sentencepiece) loads it and splits text into the same pieces.
 TEST(SentencePieceTokenizerTest, PythonSentencepieceLoadsTheSavedModel) {
   if (std::system("/usr/bin/python3 -c 'import sentencepiece' > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "Python's sentencepiece module is not installed (apt install python3-sentencepiece)";
+    GTEST_SKIP()
+        << "Python's sentencepiece module is not installed (apt install python3-sentencepiece)";
   }
   const auto tokenizer = SentencePieceTokenizer::train(corpus(), small_options(), 7);
   testing::ScratchDir dir;
   const std::string model = tokenizer.save(dir.path(), "spm")[0];
   const std::string text = "¿Dónde está el perro?";
   const auto result = testing::run_command(
-      "/usr/bin/python3 -c \"import sentencepiece as s, sys; p = s.SentencePieceProcessor(model_file=sys.argv[1]); "
-      "print(' '.join(map(str, p.encode(sys.argv[2]))))\" '" + model + "' '" + text + "'");
+      "/usr/bin/python3 -c \"import sentencepiece as s, sys; p = "
+      "s.SentencePieceProcessor(model_file=sys.argv[1]); "
+      "print(' '.join(map(str, p.encode(sys.argv[2]))))\" '" +
+      model + "' '" + text + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::string expected;
-  for (const int64_t id : tokenizer.encode(text)) expected += (expected.empty() ? "" : " ") + std::to_string(id);
+  for (const int64_t id : tokenizer.encode(text))
+    expected += (expected.empty() ? "" : " ") + std::to_string(id);
   EXPECT_EQ(result.output, expected + "\n");
 }
 

@@ -1,8 +1,8 @@
 #include "nmt/text/vocab.h"
 
-#include <sstream>
-
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include "nmt/error.h"
 #include "test_utils.h"
@@ -36,7 +36,8 @@ TEST(VocabTest, SaveLoadRoundTrip) {
   const Vocab vocab = Vocab::build({"¿ dónde está ?", "aquí está"}, 1);
   testing::ScratchDir dir;
   vocab.save(dir.file("vocab.txt"));
-  EXPECT_EQ(testing::read_file(dir.file("vocab.txt")), "<PAD>\n<SOS>\n<EOS>\n<UNK>\n¿\ndónde\nestá\n?\naquí\n");
+  EXPECT_EQ(testing::read_file(dir.file("vocab.txt")),
+            "<PAD>\n<SOS>\n<EOS>\n<UNK>\n¿\ndónde\nestá\n?\naquí\n");
   EXPECT_EQ(Vocab::load(dir.file("vocab.txt")), vocab);
 }
 
@@ -47,7 +48,8 @@ TEST(VocabTest, RejectsMalformedFilesWithLineNumbers) {
     FAIL() << "expected DataError";
   } catch (const DataError& error) {
     EXPECT_EQ(error.line(), 2u);
-    EXPECT_NE(std::string(error.what()).find("v.txt:2: expected the special token <SOS>"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("v.txt:2: expected the special token <SOS>"),
+              std::string::npos);
   }
   std::istringstream duplicate("<PAD>\n<SOS>\n<EOS>\n<UNK>\nx\nx\n");
   EXPECT_THROW(Vocab::from_stream(duplicate, "v.txt"), DataError);

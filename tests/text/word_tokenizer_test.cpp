@@ -41,7 +41,8 @@ TEST(TokenizerPairTest, SharedVocabularyCoversBothSides) {
   EXPECT_EQ(pair.source, pair.target);
   EXPECT_EQ(pair.source->size(), 6);
   testing::ScratchDir dir;
-  EXPECT_EQ(save_tokenizers(options, pair, dir.path()), std::vector<std::string>{dir.file("vocab.txt")});
+  EXPECT_EQ(save_tokenizers(options, pair, dir.path()),
+            std::vector<std::string>{dir.file("vocab.txt")});
 }
 
 }  // namespace

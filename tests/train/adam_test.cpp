@@ -1,10 +1,9 @@
 #include "nmt/train/adam.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
-
 #include <torch/optim/adam.h>
+
+#include <cmath>
 
 #include "torch_test_utils.h"
 
@@ -12,7 +11,8 @@ namespace nmt::train {
 namespace {
 
 TEST(AdamTest, FirstStepMatchesTheFormula) {
-  // After one step m = (1-b1) g, v = (1-b2) g^2, so the update is lr * g / (|g| + eps') = lr * sign(g).
+  // After one step m = (1-b1) g, v = (1-b2) g^2, so the update is lr * g / (|g| + eps') = lr *
+  // sign(g).
   auto p = torch::tensor({1.0f, -2.0f, 3.0f}).requires_grad_(true);
   Adam adam({p}, AdamOptions{});
   p.mutable_grad() = torch::tensor({0.5f, -4.0f, 0.0f});
@@ -29,7 +29,8 @@ TEST(AdamTest, MatchesLibTorchAdamOverManySteps) {
   auto ours = start.clone().requires_grad_(true);
   auto theirs = start.clone().requires_grad_(true);
   Adam adam({ours}, AdamOptions{0.9, 0.98, 1e-9});
-  torch::optim::Adam reference({theirs}, torch::optim::AdamOptions(3e-3).betas({0.9, 0.98}).eps(1e-9));
+  torch::optim::Adam reference({theirs},
+                               torch::optim::AdamOptions(3e-3).betas({0.9, 0.98}).eps(1e-9));
   for (int step = 0; step < 50; ++step) {
     const auto gradient = torch::randn({1000}) * (step + 1);
     ours.mutable_grad() = gradient.clone();

@@ -1,8 +1,8 @@
 #include "nmt/train/checkpoint.h"
 
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "nmt/error.h"
 #include "test_utils.h"
@@ -38,7 +38,8 @@ TEST(CheckpointTest, RoundTripIsBitIdentical) {
 
   std::vector<at::Tensor> loaded_parameters = loaded->parameters();
   Adam loaded_adam(loaded_parameters, AdamOptions{});
-  const TrainingProgress restored = load_checkpoint(dir.file("c.pt"), loaded, &loaded_adam, torch::kCPU, false);
+  const TrainingProgress restored =
+      load_checkpoint(dir.file("c.pt"), loaded, &loaded_adam, torch::kCPU, false);
   EXPECT_TRUE(same_parameters(saved, loaded));
   EXPECT_EQ(restored.epoch, 3);
   EXPECT_EQ(restored.batch, 7);
@@ -68,7 +69,8 @@ TEST(CheckpointTest, AFailedSaveLeavesThePreviousCheckpointIntact) {
   progress.step = 1;
   save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
   const std::string before = testing::read_file(dir.file("c.pt"));
-  std::filesystem::create_directories(dir.file("c.pt.tmp/blocked"));  // the temporary file cannot be written
+  std::filesystem::create_directories(
+      dir.file("c.pt.tmp/blocked"));  // the temporary file cannot be written
   progress.step = 2;
   EXPECT_THROW(save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}"), CheckpointError);
   EXPECT_EQ(testing::read_file(dir.file("c.pt")), before);
@@ -83,7 +85,8 @@ TEST(CheckpointTest, ErrorsNameTheFileAndTheProblem) {
   } catch (const CheckpointError& error) {
     EXPECT_NE(std::string(error.what()).find("none.pt: no such checkpoint"), std::string::npos);
   }
-  EXPECT_THROW(load_checkpoint(dir.write("junk.pt", "junk"), model, nullptr, torch::kCPU, false), CheckpointError);
+  EXPECT_THROW(load_checkpoint(dir.write("junk.pt", "junk"), model, nullptr, torch::kCPU, false),
+               CheckpointError);
 
   save_checkpoint(dir.file("small.pt"), model, nullptr, {}, "{}");
   auto bigger = testing::tiny_model(model::NormPosition::kPost, 20);
@@ -91,8 +94,10 @@ TEST(CheckpointTest, ErrorsNameTheFileAndTheProblem) {
     load_checkpoint(dir.file("small.pt"), bigger, nullptr, torch::kCPU, false);
     FAIL();
   } catch (const CheckpointError& error) {
-    EXPECT_NE(std::string(error.what()).find("\"source_embedding.weight\" has shape [12, 16], the model expects [20, 16]"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what())
+            .find("\"source_embedding.weight\" has shape [12, 16], the model expects [20, 16]"),
+        std::string::npos)
         << error.what();
   }
 }

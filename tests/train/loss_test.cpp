@@ -1,8 +1,8 @@
 #include "nmt/train/loss.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "torch_test_utils.h"
 
@@ -21,9 +21,11 @@ TEST(LabelSmoothedCrossEntropyTest, MatchesAHandWorkedExample) {
 }
 
 // Second row targets <PAD> (id 0) and is ignored, as with CrossEntropyLoss(ignore_index=0):
-// the mean is over the one remaining token. Target 1 with eps = 0.3: nll = ln 4, smooth = 5 ln 2 / 3.
+// the mean is over the one remaining token. Target 1 with eps = 0.3: nll = ln 4, smooth = 5 ln 2
+// / 3.
 TEST(LabelSmoothedCrossEntropyTest, IgnoresPaddingTargets) {
-  const auto logits = torch::tensor({0.0, 0.0, std::log(2.0), 5.0, -1.0, 2.0}, torch::kFloat).view({2, 3});
+  const auto logits =
+      torch::tensor({0.0, 0.0, std::log(2.0), 5.0, -1.0, 2.0}, torch::kFloat).view({2, 3});
   const auto loss = label_smoothed_cross_entropy(logits, torch::tensor({1, 0}, torch::kLong), 0.3);
   EXPECT_EQ(loss.tokens.item<int64_t>(), 1);
   EXPECT_NEAR(loss.sum.item<double>(), 0.7 * std::log(4.0) + 0.3 * 5.0 * std::log(2.0) / 3.0, 1e-6);
@@ -34,7 +36,8 @@ TEST(LabelSmoothedCrossEntropyTest, WithoutSmoothingIsPlainCrossEntropy) {
   const auto logits = torch::randn({6, 9});
   const auto targets = torch::tensor({1, 2, 3, 0, 5, 8}, torch::kLong);
   const auto ours = label_smoothed_cross_entropy(logits, targets, 0.0);
-  const auto reference = torch::nll_loss(torch::log_softmax(logits, 1), targets, {}, at::Reduction::Sum, 0);
+  const auto reference =
+      torch::nll_loss(torch::log_softmax(logits, 1), targets, {}, at::Reduction::Sum, 0);
   EXPECT_NEAR(ours.sum.item<double>(), reference.item<double>(), 1e-5);
 }
 
@@ -50,7 +53,8 @@ TEST(LabelSmoothedCrossEntropyTest, GradientMatchesAutogradOfTheDefinition) {
   auto reference = base.clone().requires_grad_(true);
   const auto logp = torch::log_softmax(reference, 1);
   const auto real = targets.ne(0).to(torch::kFloat);
-  const auto per_token = -(1 - eps) * logp.gather(1, targets.unsqueeze(1)).squeeze(1) - eps * logp.mean(1);
+  const auto per_token =
+      -(1 - eps) * logp.gather(1, targets.unsqueeze(1)).squeeze(1) - eps * logp.mean(1);
   ((per_token * real).sum() / real.sum()).backward();
   EXPECT_TRUE(testing::all_close(ours.grad(), reference.grad(), 1e-6));
   EXPECT_EQ(ours.grad()[1].abs().sum().item<float>(), 0.0f);

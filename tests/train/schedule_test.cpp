@@ -1,8 +1,8 @@
 #include "nmt/train/schedule.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace nmt::train {
 namespace {

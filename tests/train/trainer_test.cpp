@@ -1,10 +1,10 @@
 #include "nmt/train/trainer.h"
 
-#include <filesystem>
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "nmt/io.h"
 #include "test_utils.h"
@@ -42,7 +42,9 @@ struct TrainingRun {
   std::unique_ptr<Trainer> trainer;
 };
 
-TrainingRun make_run(const std::string& dir, TrainOptions options, std::vector<data::EncodedPair> valid = copy_pairs(16, 2)) {
+TrainingRun make_run(const std::string& dir,
+                     TrainOptions options,
+                     std::vector<data::EncodedPair> valid = copy_pairs(16, 2)) {
   auto model_options = testing::tiny_options();
   model_options.dropout = 0.1;  // so that resuming must restore the generator too
   torch::manual_seed(17);
@@ -107,7 +109,8 @@ TEST(TrainerTest, LearnsTheCopyTaskAndWritesTheRunFiles) {
   }
   EXPECT_EQ(epoch_records, 20);
   int expected_train_records = 0;  // every 5th step, and the last batch of each 8-batch epoch
-  for (int step = 1; step <= 20 * 8; ++step) expected_train_records += step % 5 == 0 || step % 8 == 0;
+  for (int step = 1; step <= 20 * 8; ++step)
+    expected_train_records += step % 5 == 0 || step % 8 == 0;
   EXPECT_EQ(train_records, expected_train_records);
 }
 
@@ -131,16 +134,20 @@ TEST(TrainerTest, ANonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   const std::string good = testing::read_file(dir.file("checkpoint.pt"));
   {
     torch::NoGradGuard no_grad;
-    run.model->named_parameters()["decoder.0.norm1.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
+    run.model->named_parameters()["decoder.0.norm1.weight"].fill_(
+        std::numeric_limits<float>::quiet_NaN());
   }
   TrainOptions more = options;
   more.epochs = 2;
-  TrainingRun continued{run.model, std::make_unique<Trainer>(run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false},
-                                                     copy_pairs(64, 1), copy_pairs(16, 2))};
+  TrainingRun continued{
+      run.model, std::make_unique<Trainer>(
+                     run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false},
+                     copy_pairs(64, 1), copy_pairs(16, 2))};
   continued.trainer->resume(dir.file("checkpoint.pt"));
   {
     torch::NoGradGuard no_grad;
-    run.model->named_parameters()["decoder.0.norm1.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
+    run.model->named_parameters()["decoder.0.norm1.weight"].fill_(
+        std::numeric_limits<float>::quiet_NaN());
   }
   const TrainResult result = continued.trainer->run(never);
   EXPECT_EQ(result.reason, StopReason::kDiverged);

@@ -102,7 +102,8 @@ TEST(AttentionHtmlTest, LoadsNothingFromOutside) {
        {"http://", "https://", "src=", "href=", "@import", "<link", "<img", "<iframe"}) {
     EXPECT_FALSE(contains(page, forbidden)) << forbidden;
   }
-  for (std::size_t at = page.find("url("); at != std::string::npos; at = page.find("url(", at + 1)) {
+  for (std::size_t at = page.find("url("); at != std::string::npos;
+       at = page.find("url(", at + 1)) {
     EXPECT_EQ(page.substr(at, 5), "url(#") << "url() must point inside the page";
   }
 }
@@ -130,8 +131,8 @@ TEST(AttentionHtmlTest, EmbedsEveryLayerHeadAndTheHeadAverage) {
 
 TEST(AttentionHtmlTest, HasTheControlsAndTheScript) {
   const std::string page = render_attention_html(example_picture());
-  for (const char* id :
-       {"id=\"kind\"", "id=\"layer\"", "id=\"head\"", "id=\"map\"", "id=\"legend\"", "id=\"info\""}) {
+  for (const char* id : {"id=\"kind\"", "id=\"layer\"", "id=\"head\"", "id=\"map\"",
+                         "id=\"legend\"", "id=\"info\""}) {
     EXPECT_TRUE(contains(page, id)) << id;
   }
   EXPECT_TRUE(contains(page, "average over"));

@@ -22,8 +22,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 std::size_t code_points(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(
-      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
 }
 
 const std::string kShades = " .:-=+*#%@";
@@ -69,7 +70,8 @@ TEST(AttentionTextTest, DarkestShadeOfARowIsWhereItsWeightPeaks) {
     }
     EXPECT_EQ(kShades.find(line[starts[static_cast<std::size_t>(peak)] + offset]), darkest) << line;
   }
-  const std::string grid = lines[2] + lines[3] + lines[4] + lines[5] + lines[6] + lines[7] + lines[8];
+  const std::string grid =
+      lines[2] + lines[3] + lines[4] + lines[5] + lines[6] + lines[7] + lines[8];
   EXPECT_NE(grid.find('@'), std::string::npos) << "the largest weight of the map is drawn with '@'";
 }
 

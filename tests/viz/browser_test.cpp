@@ -1,6 +1,6 @@
-// Renders the viz pages in Debian's headless Chromium: the screenshot must show a picture and the DOM,
-// after the scripts ran, must hold every token. Label `browser` (ctest -LE browser skips them); they
-// skip when /usr/bin/chromium is absent.
+// Renders the viz pages in Debian's headless Chromium: the screenshot must show a picture and the
+// DOM, after the scripts ran, must hold every token. Label `browser` (ctest -LE browser skips
+// them); they skip when /usr/bin/chromium is absent.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,10 +14,10 @@
 namespace nmt::viz {
 namespace {
 
-using nmt::testing::ScratchDir;
 using nmt::testing::count;
 using nmt::testing::expect_picture;
 using nmt::testing::rendered_dom;
+using nmt::testing::ScratchDir;
 
 TEST(AttentionPageBrowserTest, ShowsTheHeatMapWithEveryToken) {
   if (!nmt::testing::has_chromium())
@@ -26,32 +26,37 @@ TEST(AttentionPageBrowserTest, ShowsTheHeatMapWithEveryToken) {
   const AttentionPicture picture = nmt::testing::example_picture();
   const std::string page = scratch.write("attention.html", render_attention_html(picture));
 
-  expect_picture(scratch, page, /*min_non_white_share=*/0.05, /*min_colourful_share=*/0.03, "attention");
+  expect_picture(scratch, page, /*min_non_white_share=*/0.05, /*min_colourful_share=*/0.03,
+                 "attention");
 
   const std::string dom = rendered_dom(scratch, page, "attention");
-  // The script drew the default view: cross-attention, last layer, average over heads, with the tokens
-  // as SVG labels (the static token list uses <span>, not <text>).
+  // The script drew the default view: cross-attention, last layer, average over heads, with the
+  // tokens as SVG labels (the static token list uses <span>, not <text>).
   const std::size_t t = picture.target_tokens.size(), s = picture.source_tokens.size();
   ASSERT_NE(dom.find("</html>"), std::string::npos) << "no DOM";
   EXPECT_EQ(count(dom, "class=\"cell\""), t * s);
   for (const auto* tokens : {&picture.source_tokens, &picture.target_tokens}) {
     for (const std::string& token : *tokens) {
-      EXPECT_NE(dom.find(">" + nmt::testing::dom_text(token) + "</text>"), std::string::npos) << token;
+      EXPECT_NE(dom.find(">" + nmt::testing::dom_text(token) + "</text>"), std::string::npos)
+          << token;
     }
   }
   EXPECT_NE(dom.find("average over 2 heads"), std::string::npos);
   EXPECT_NE(dom.find("2 of 2"), std::string::npos) << "the last layer is shown first";
-  EXPECT_EQ(count(dom, "<button type=\"button\" class=\"thumb"), 3u) << "the average and both heads";
+  EXPECT_EQ(count(dom, "<button type=\"button\" class=\"thumb"), 3u)
+      << "the average and both heads";
 }
 
 TEST(ReportPageBrowserTest, ShowsTheCharts) {
   if (!nmt::testing::has_chromium())
     GTEST_SKIP() << "no " << nmt::testing::kChromium << ": apt-get install chromium";
   ScratchDir scratch;
-  const ReportInput input{"runs/example", nmt::testing::example_config(), nmt::testing::example_records()};
+  const ReportInput input{"runs/example", nmt::testing::example_config(),
+                          nmt::testing::example_records()};
   const std::string page = scratch.write("report.html", render_report_html(input));
 
-  expect_picture(scratch, page, /*min_non_white_share=*/0.02, /*min_colourful_share=*/0.002, "report");
+  expect_picture(scratch, page, /*min_non_white_share=*/0.02, /*min_colourful_share=*/0.002,
+                 "report");
 
   const std::string dom = rendered_dom(scratch, page, "report");
   EXPECT_EQ(count(dom, "<svg"), 2u) << "loss against steps and against time";

@@ -1,4 +1,5 @@
-// A small fixed attention picture and training run shared by the viz tests: tokens that need escaping
+// A small fixed attention picture and training run shared by the viz tests: tokens that need
+// escaping
 // (<SOS>, <EOS>, &, quotes) and smooth, row-normalised weights (causal for the decoder).
 #pragma once
 
@@ -35,12 +36,14 @@ inline viz::Matrix peaked_matrix(int64_t rows, int64_t cols, double width, bool 
 }
 
 // layers x heads matrices, head h a little wider than head h - 1.
-inline std::vector<std::vector<viz::Matrix>> example_layers(int64_t rows, int64_t cols, bool is_causal) {
+inline std::vector<std::vector<viz::Matrix>> example_layers(int64_t rows,
+                                                            int64_t cols,
+                                                            bool is_causal) {
   std::vector<std::vector<viz::Matrix>> layers(2);
   for (std::size_t layer = 0; layer < layers.size(); ++layer) {
     for (int head = 0; head < 2; ++head) {
-      layers[layer].push_back(
-          peaked_matrix(rows, cols, 0.5 + 0.6 * head + 0.4 * static_cast<double>(layer), is_causal));
+      layers[layer].push_back(peaked_matrix(
+          rows, cols, 0.5 + 0.6 * head + 0.4 * static_cast<double>(layer), is_causal));
     }
   }
   return layers;
@@ -74,8 +77,8 @@ inline TrainRecord train_record(int64_t step, double loss, double seconds) {
 }
 
 // An epoch record; valid_loss < 0 means the run had no validation split.
-inline EpochRecord epoch_record(int64_t epoch, int64_t step, double train_loss, double valid_loss,
-                                double seconds) {
+inline EpochRecord epoch_record(
+    int64_t epoch, int64_t step, double train_loss, double valid_loss, double seconds) {
   EpochRecord record;
   record.epoch = epoch;
   record.step = step;

@@ -52,14 +52,17 @@ TEST(ReportHtmlTest, ListsEveryEvaluationAndSummarisesTheLatest) {
   ASSERT_NE(first, std::string::npos);
   ASSERT_NE(second, std::string::npos);
   EXPECT_LT(first, second) << "evaluations in the order they were made";
-  for (const char* value : {"beam 5, length penalty 1", "greedy", "averaged.pt", "2.75", "<td>yes</td>"}) {
+  for (const char* value :
+       {"beam 5, length penalty 1", "greedy", "averaged.pt", "2.75", "<td>yes</td>"}) {
     EXPECT_NE(page.find(value, table), std::string::npos) << value;
   }
   const std::size_t summary_end = page.find("<h2>");
-  EXPECT_NE(page.rfind("19.25", summary_end), std::string::npos) << "the latest BLEU is in the summary";
+  EXPECT_NE(page.rfind("19.25", summary_end), std::string::npos)
+      << "the latest BLEU is in the summary";
   EXPECT_EQ(page.rfind("21.5", summary_end), std::string::npos) << "an earlier BLEU is not";
   EXPECT_FALSE(contains(page, "1.795e+09")) << "a record's timestamp is no score";
-  EXPECT_FALSE(contains(page, "BLEU against steps")) << "evaluations of the final model are no curve";
+  EXPECT_FALSE(contains(page, "BLEU against steps"))
+      << "evaluations of the final model are no curve";
 }
 
 TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
@@ -72,7 +75,8 @@ TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
 
 TEST(ReportHtmlTest, LoadsNothingFromOutside) {
   const std::string page = render_report_html(example_input());
-  for (const char* forbidden : {"http://", "https://", "src=", "href=", "url(", "@import", "<script"}) {
+  for (const char* forbidden :
+       {"http://", "https://", "src=", "href=", "url(", "@import", "<script"}) {
     EXPECT_FALSE(contains(page, forbidden)) << forbidden;
   }
 }

@@ -1,5 +1,5 @@
-// Helpers of the browser tests: run Debian's headless Chromium offline on a local page (a screenshot,
-// or the DOM after the page's scripts ran) and measure a PNG screenshot with libpng.
+// Helpers of the browser tests: run Debian's headless Chromium offline on a local page (a
+// screenshot, or the DOM after the page's scripts ran) and measure a PNG screenshot with libpng.
 #pragma once
 
 #include <algorithm>
@@ -24,20 +24,21 @@ inline const char* kChromium = "/usr/bin/chromium";
 
 inline bool has_chromium() { return std::filesystem::exists(kChromium); }
 
-// Runs Chromium headless, offline and without a sandbox (tests may run as root) on a local page, with
-// a fresh profile in scratch; `arguments` come before the page's file:// URL. Its stdout goes to
-// scratch/<name>.out and its stderr to scratch/<name>.log. Returns the exit status (124: timed out).
+// Runs Chromium headless, offline and without a sandbox (tests may run as root) on a local page,
+// with a fresh profile in scratch; `arguments` come before the page's file:// URL. Its stdout goes
+// to scratch/<name>.out and its stderr to scratch/<name>.log. Returns the exit status (124: timed
+// out).
 inline int run_chromium(const ScratchDir& scratch,
                         const std::string& name,
                         const std::string& arguments,
                         const std::string& page) {
-  const std::string command = std::string("timeout 60 ") + kChromium +
-                              " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                              " --disable-background-networking --disable-component-update --disable-sync"
-                              " --user-data-dir='" +
-                              scratch.file(name + "-profile") + "' --window-size=1280,1000 " + arguments +
-                              " 'file://" + page + "' > '" + scratch.file(name + ".out") + "' 2> '" +
-                              scratch.file(name + ".log") + "'";
+  const std::string command =
+      std::string("timeout 60 ") + kChromium +
+      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+      " --disable-background-networking --disable-component-update --disable-sync"
+      " --user-data-dir='" +
+      scratch.file(name + "-profile") + "' --window-size=1280,1000 " + arguments + " 'file://" +
+      page + "' > '" + scratch.file(name + ".out") + "' 2> '" + scratch.file(name + ".log") + "'";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -103,7 +104,6 @@ inline std::string dom_text(const std::string& text) {
   return out;
 }
 
-
 inline std::size_t count(const std::string& text, const std::string& part) {
   std::size_t n = 0;
   for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
@@ -112,10 +112,10 @@ inline std::size_t count(const std::string& text, const std::string& part) {
 
 // Takes the screenshot, keeps a copy in $NMT_SCREENSHOT_DIR when set, and checks it is not blank.
 inline void expect_picture(const ScratchDir& scratch,
-                    const std::string& page,
-                    double min_non_white_share,
-                    double min_colourful_share,
-                    const std::string& name) {
+                           const std::string& page,
+                           double min_non_white_share,
+                           double min_colourful_share,
+                           const std::string& name) {
   const std::string png = scratch.file(name + ".png");
   ASSERT_EQ(run_chromium(scratch, name + "-shot", "--screenshot='" + png + "'", page), 0)
       << read_file(scratch.file(name + "-shot.log"));
@@ -132,23 +132,29 @@ inline void expect_picture(const ScratchDir& scratch,
                                "% coloured, " + std::to_string(stats.distinct_colours) + " colours";
   EXPECT_EQ(stats.width, 1280);
   EXPECT_EQ(stats.height, 1000);
-  EXPECT_GT(stats.non_white_share, min_non_white_share) << "the screenshot is almost blank: " << measured;
+  EXPECT_GT(stats.non_white_share, min_non_white_share)
+      << "the screenshot is almost blank: " << measured;
   EXPECT_GT(stats.colourful_share, min_colourful_share)
       << "the screenshot shows hardly any colour: " << measured;
   EXPECT_GT(stats.distinct_colours, 16u) << "the screenshot has too few colours: " << measured;
 #else
   (void)min_non_white_share;
   (void)min_colourful_share;
-  EXPECT_GT(std::filesystem::file_size(png), 10000u) << "built without libpng: only the size is checked";
+  EXPECT_GT(std::filesystem::file_size(png), 10000u)
+      << "built without libpng: only the size is checked";
 #endif
 }
 
-// The DOM after the page's scripts ran, without the <script> elements (whose source would match too).
-inline std::string rendered_dom(const ScratchDir& scratch, const std::string& page, const std::string& name) {
+// The DOM after the page's scripts ran, without the <script> elements (whose source would match
+// too).
+inline std::string rendered_dom(const ScratchDir& scratch,
+                                const std::string& page,
+                                const std::string& name) {
   const int status = run_chromium(scratch, name + "-dom", "--dump-dom", page);
   EXPECT_EQ(status, 0) << read_file(scratch.file(name + "-dom.log"));
   std::string dom = read_file(scratch.file(name + "-dom.out"));
-  for (std::size_t at = dom.find("<script"); at != std::string::npos; at = dom.find("<script", at)) {
+  for (std::size_t at = dom.find("<script"); at != std::string::npos;
+       at = dom.find("<script", at)) {
     const std::size_t end = dom.find("</script>", at);
     dom.erase(at, end == std::string::npos ? std::string::npos : end + 9 - at);
   }

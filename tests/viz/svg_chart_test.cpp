@@ -33,9 +33,10 @@ TEST(NiceTicksTest, WidensASingleValue) {
 }
 
 TEST(LineChartTest, DrawsAxesTicksLegendAndLines) {
-  const std::string svg = render_line_chart({{"train <loss>", "#1f6feb", {0, 10, 20, 30}, {5, 4, 3, 2.5}},
-                                             {"valid loss", "#e8590c", {10, 30}, {4.2, 3}}},
-                                            {"Loss & steps", "step", "loss"});
+  const std::string svg =
+      render_line_chart({{"train <loss>", "#1f6feb", {0, 10, 20, 30}, {5, 4, 3, 2.5}},
+                         {"valid loss", "#e8590c", {10, 30}, {4.2, 3}}},
+                        {"Loss & steps", "step", "loss"});
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("Loss &amp; steps"), std::string::npos);
   EXPECT_NE(svg.find("train &lt;loss&gt;"), std::string::npos);

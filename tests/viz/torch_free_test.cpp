@@ -2,4 +2,6 @@
 
 #include <gtest/gtest.h>
 
-TEST(TorchFreeTest, VizModuleDoesNotLoadTorch) { EXPECT_EQ(nmt::testing::loaded_torch_library(), ""); }
+TEST(TorchFreeTest, VizModuleDoesNotLoadTorch) {
+  EXPECT_EQ(nmt::testing::loaded_torch_library(), "");
+}

@@ -10,10 +10,10 @@
 // padded with <PAD>. Throws ConfigError for invalid options; never logs.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 #include "nmt/data/corpus.h"
 #include "nmt/text/tokenizer.h"
@@ -27,7 +27,8 @@ struct EncodedPair {
 };
 
 // Encodes cleaned pairs with the run's tokenizers.
-std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs, const text::TokenizerPair& tokenizers);
+std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs,
+                                      const text::TokenizerPair& tokenizers);
 
 struct BatchingOptions {
   int64_t batch_size = 128;  // sentences per batch when max_tokens is 0
@@ -37,18 +38,20 @@ struct BatchingOptions {
 };
 
 struct Batch {
-  at::Tensor source;      // [B, S]
-  at::Tensor target_in;   // [B, T]
-  at::Tensor target_out;  // [B, T]
-  int64_t source_tokens = 0;  // real (non-pad) source tokens
-  int64_t target_tokens = 0;  // real target tokens predicted (y and <EOS>)
+  at::Tensor source;                 // [B, S]
+  at::Tensor target_in;              // [B, T]
+  at::Tensor target_out;             // [B, T]
+  int64_t source_tokens = 0;         // real (non-pad) source tokens
+  int64_t target_tokens = 0;         // real target tokens predicted (y and <EOS>)
   int64_t padded_target_tokens = 0;  // B * T
 };
 
 using BatchPlan = std::vector<std::vector<std::size_t>>;
 
 // The batches of an epoch (0-based).
-BatchPlan plan_batches(const std::vector<EncodedPair>& pairs, const BatchingOptions& options, int64_t epoch);
+BatchPlan plan_batches(const std::vector<EncodedPair>& pairs,
+                       const BatchingOptions& options,
+                       int64_t epoch);
 
 // Pads and stacks the given pairs.
 Batch collate(const std::vector<EncodedPair>& pairs, const std::vector<std::size_t>& indices);

@@ -31,12 +31,12 @@ struct SentencePair {
 // What reading a file found.
 struct ReadReport {
   std::string file;
-  std::size_t lines = 0;        // lines read, blank ones included
-  std::size_t pairs = 0;        // pairs returned
-  std::size_t blank = 0;        // empty or whitespace-only lines (not errors)
-  std::size_t bad_columns = 0;  // lines whose column count fits neither layout
-  std::size_t bad_utf8 = 0;     // lines with invalid UTF-8 or NUL bytes
-  std::size_t empty_side = 0;   // lines where one side is empty
+  std::size_t lines = 0;                    // lines read, blank ones included
+  std::size_t pairs = 0;                    // pairs returned
+  std::size_t blank = 0;                    // empty or whitespace-only lines (not errors)
+  std::size_t bad_columns = 0;              // lines whose column count fits neither layout
+  std::size_t bad_utf8 = 0;                 // lines with invalid UTF-8 or NUL bytes
+  std::size_t empty_side = 0;               // lines where one side is empty
   std::vector<std::string> first_problems;  // "file:line: reason", at most kMaxReportedProblems
 
   static constexpr std::size_t kMaxReportedProblems = 5;

@@ -21,13 +21,13 @@ namespace nmt::data {
 // The "data" section of the configuration.
 struct CorpusOptions {
   std::string path = "data/sample/en-es.tsv";  // TSV file of sentence pairs
-  TsvFormat format = TsvFormat::kAuto;          // tatoeba (4 columns), anki (2-3) or auto
-  int64_t max_words = 15;                       // drop pairs longer than this on either side
-  double valid_fraction = 0.1;                  // share of pairs held out for validation
-  double test_fraction = 0.05;                  // share of pairs held out for the test score
-  uint64_t seed = 23;                           // split seed
-  bool group_by_source = true;   // keep pairs sharing a source sentence in one split
-  bool dedupe = false;           // drop exact duplicate pairs (after cleaning)
+  TsvFormat format = TsvFormat::kAuto;         // tatoeba (4 columns), anki (2-3) or auto
+  int64_t max_words = 15;                      // drop pairs longer than this on either side
+  double valid_fraction = 0.1;                 // share of pairs held out for validation
+  double test_fraction = 0.05;                 // share of pairs held out for the test score
+  uint64_t seed = 23;                          // split seed
+  bool group_by_source = true;                 // keep pairs sharing a source sentence in one split
+  bool dedupe = false;                         // drop exact duplicate pairs (after cleaning)
 
   // Throws ConfigError naming the field.
   void validate() const;
@@ -49,7 +49,8 @@ struct Splits {
 };
 
 // Cleans, filters and splits raw pairs. Pairs keep their input order inside each split.
-Splits make_splits(const std::vector<SentencePair>& raw, const CorpusOptions& options,
+Splits make_splits(const std::vector<SentencePair>& raw,
+                   const CorpusOptions& options,
                    text::CleanMode clean_mode);
 
 // Writes pairs as "source<TAB>target" lines, atomically.

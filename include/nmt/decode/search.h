@@ -10,10 +10,10 @@
 // model (including <EOS> when produced). Never logs; throws ConfigError for invalid options.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <memory>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 #include "nmt/decode/options.h"
 
@@ -27,7 +27,8 @@ class StepModel {
   virtual void start(const at::Tensor& source) = 0;
   // Logits [R, V] of the next token after last_ids [R] (<SOS> at the first step).
   virtual at::Tensor step(const at::Tensor& last_ids) = 0;
-  // Keeps, in this order, the state rows given by rows int64 [R'] (reorders beams, drops finished rows).
+  // Keeps, in this order, the state rows given by rows int64 [R'] (reorders beams, drops finished
+  // rows).
   virtual void keep_rows(const at::Tensor& rows) = 0;
 };
 
@@ -41,8 +42,8 @@ class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
   // source [B, S] ids on the model's device, lengths: real tokens per row.
-  [[nodiscard]] virtual std::vector<std::vector<Hypothesis>> search(StepModel& model, const at::Tensor& source,
-                                                                    const std::vector<int64_t>& lengths) const = 0;
+  [[nodiscard]] virtual std::vector<std::vector<Hypothesis>> search(
+      StepModel& model, const at::Tensor& source, const std::vector<int64_t>& lengths) const = 0;
 };
 
 // Output length limit for a source of `length` tokens: max_len when set, else 2 * length + 10.
@@ -52,19 +53,21 @@ int64_t output_limit(int64_t max_len, int64_t length);
 class GreedySearch final : public SearchStrategy {
  public:
   explicit GreedySearch(int64_t max_len);
-  std::vector<std::vector<Hypothesis>> search(StepModel& model, const at::Tensor& source,
+  std::vector<std::vector<Hypothesis>> search(StepModel& model,
+                                              const at::Tensor& source,
                                               const std::vector<int64_t>& lengths) const override;
 
  private:
   int64_t max_len_;
 };
 
-// Ancestral sampling from softmax(logits / temperature), restricted to the top_k tokens (0: all) and
-// to the smallest set whose probability reaches top_p (1: all). Reproducible for a seed.
+// Ancestral sampling from softmax(logits / temperature), restricted to the top_k tokens (0: all)
+// and to the smallest set whose probability reaches top_p (1: all). Reproducible for a seed.
 class SamplingSearch final : public SearchStrategy {
  public:
   SamplingSearch(double temperature, int64_t top_k, double top_p, uint64_t seed, int64_t max_len);
-  std::vector<std::vector<Hypothesis>> search(StepModel& model, const at::Tensor& source,
+  std::vector<std::vector<Hypothesis>> search(StepModel& model,
+                                              const at::Tensor& source,
                                               const std::vector<int64_t>& lengths) const override;
 
  private:
@@ -80,7 +83,8 @@ class SamplingSearch final : public SearchStrategy {
 class BeamSearch final : public SearchStrategy {
  public:
   BeamSearch(int64_t beam_size, double length_penalty, int64_t n_best, int64_t max_len);
-  std::vector<std::vector<Hypothesis>> search(StepModel& model, const at::Tensor& source,
+  std::vector<std::vector<Hypothesis>> search(StepModel& model,
+                                              const at::Tensor& source,
                                               const std::vector<int64_t>& lengths) const override;
 
  private:
@@ -92,7 +96,10 @@ class BeamSearch final : public SearchStrategy {
 
 // Restricts logits [R, V] to the sampling set: divides by temperature, keeps the top_k largest and
 // the smallest prefix (by probability) reaching top_p; the rest become -inf.
-at::Tensor sampling_logits(const at::Tensor& logits, double temperature, int64_t top_k, double top_p);
+at::Tensor sampling_logits(const at::Tensor& logits,
+                           double temperature,
+                           int64_t top_k,
+                           double top_p);
 
 // Validates options and builds the strategy they name.
 [[nodiscard]] std::unique_ptr<SearchStrategy> make_search(const SearchOptions& options);

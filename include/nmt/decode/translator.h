@@ -5,10 +5,10 @@
 // Runs under torch::InferenceMode. Never logs; throws ConfigError for invalid options.
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <string>
 #include <vector>
-
-#include <c10/core/Device.h>
 
 #include "nmt/decode/options.h"
 #include "nmt/decode/search.h"
@@ -23,7 +23,7 @@ struct Translation {
   std::string text;     // for a reader (word models: punctuation joined back)
   std::string decoded;  // in the form references are scored in (tokenizer.decode)
   std::vector<int64_t> ids;
-  float score = 0.0f;   // summed log-probability
+  float score = 0.0f;  // summed log-probability
 };
 
 struct TranslationReport {
@@ -34,12 +34,17 @@ struct TranslationReport {
 
 class Translator {
  public:
-  Translator(model::Transformer model, text::TokenizerPair tokenizers, text::CleanMode clean, c10::Device device);
+  Translator(model::Transformer model,
+             text::TokenizerPair tokenizers,
+             text::CleanMode clean,
+             c10::Device device);
 
   // Translates raw sentences (they are cleaned like the training data first).
-  TranslationReport translate(const std::vector<std::string>& sentences, const SearchOptions& options);
+  TranslationReport translate(const std::vector<std::string>& sentences,
+                              const SearchOptions& options);
   // Translates already-cleaned sentences (the run's split files).
-  TranslationReport translate_cleaned(const std::vector<std::string>& cleaned, const SearchOptions& options);
+  TranslationReport translate_cleaned(const std::vector<std::string>& cleaned,
+                                      const SearchOptions& options);
 
  private:
   model::Transformer model_;

@@ -31,7 +31,7 @@ struct BleuScore {
   double bp = 0.0;                     // brevity penalty
   int64_t sys_len = 0;                 // hypothesis tokens
   int64_t ref_len = 0;                 // closest reference tokens, summed over lines
-  std::string signature;               // "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+  std::string signature;  // "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
 };
 
 // sacrebleu.corpus_bleu(hypotheses, references) with BLEU()'s defaults (effective order off: a

@@ -3,10 +3,9 @@
 // mismatched line counts and unreadable files; never logs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nmt/eval/bleu.h"
 #include "nmt/eval/chrf.h"
@@ -24,7 +23,8 @@ Scores score_corpus(const std::vector<std::string>& hypotheses,
 
 // Scores a hypothesis file against reference files, one sentence per line (nmt score). Throws
 // nmt::Error naming both files when a reference file's line count differs from the hypotheses'.
-Scores score_files(const std::string& hypotheses_path, const std::vector<std::string>& reference_paths);
+Scores score_files(const std::string& hypotheses_path,
+                   const std::vector<std::string>& reference_paths);
 
 // {"bleu": {"score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len", "signature"},
 //  "chrf": {"score", "signature"}}

@@ -32,8 +32,11 @@ struct AttentionOutput {
 
 // softmax(q k^T / sqrt(d_head), masked) v for split heads. Explicit when need_weights or when
 // LibTorch has no fused kernel.
-AttentionOutput scaled_dot_product(const torch::Tensor& queries, const torch::Tensor& keys,
-                                   const torch::Tensor& values, const torch::Tensor& mask, bool need_weights);
+AttentionOutput scaled_dot_product(const torch::Tensor& queries,
+                                   const torch::Tensor& keys,
+                                   const torch::Tensor& values,
+                                   const torch::Tensor& mask,
+                                   bool need_weights);
 
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
@@ -41,17 +44,25 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   MultiHeadAttentionImpl(int64_t d_model, int64_t heads, bool is_self);
 
   // Self-attention over x [B, T, D].
-  AttentionOutput self_attend(const torch::Tensor& x, const torch::Tensor& mask, bool need_weights = false);
+  AttentionOutput self_attend(const torch::Tensor& x,
+                              const torch::Tensor& mask,
+                              bool need_weights = false);
   // Cross-attention of x [B, T, D] over memory [B, S, D].
-  AttentionOutput cross_attend(const torch::Tensor& x, const torch::Tensor& memory, const torch::Tensor& mask,
+  AttentionOutput cross_attend(const torch::Tensor& x,
+                               const torch::Tensor& memory,
+                               const torch::Tensor& mask,
                                bool need_weights = false);
 
   // Keys and values of memory [B, S, D], computed once per sentence for cross-attention.
   KeyValue project_memory(const torch::Tensor& memory);
   // One decoding step of self-attention: x [B, 1, D]; appends this position's keys/values to cache.
-  AttentionOutput self_attend_step(const torch::Tensor& x, KeyValue& cache, bool need_weights = false);
+  AttentionOutput self_attend_step(const torch::Tensor& x,
+                                   KeyValue& cache,
+                                   bool need_weights = false);
   // One decoding step of cross-attention against precomputed memory keys/values.
-  AttentionOutput cross_attend_step(const torch::Tensor& x, const KeyValue& memory, const torch::Tensor& mask,
+  AttentionOutput cross_attend_step(const torch::Tensor& x,
+                                    const KeyValue& memory,
+                                    const torch::Tensor& mask,
                                     bool need_weights = false);
 
  private:

@@ -2,15 +2,14 @@
 // <PAD> = 0 as padding index, sinusoidal positions, dropout after their sum, N encoder layers
 // (self-attention, ReLU feed-forward) and N decoder layers (causal self-attention, cross-attention,
 // feed-forward), each sub-layer wrapped in a residual connection and LayerNorm, post-norm as in the
-// notebook or pre-norm as in the Annotated Transformer; a final linear layer to the target vocabulary.
+// notebook or pre-norm as in the Annotated Transformer; a final linear layer to the target
+// vocabulary.
 //
 // Shapes: source ids [B, S] and target ids [B, T], int64, padded with <PAD>; hidden states
 // [B, L, D]; logits [B, T, V]. Positions beyond any fixed table are computed on demand, so long
 // inputs never crash. The loss lives in train/loss.h, not here. Parameter names (the checkpoint
 // keys) are stable. Shape errors throw c10::Error; never logs.
 #pragma once
-
-#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -19,13 +18,18 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
+#include <vector>
+
 #include "nmt/model/attention.h"
 #include "nmt/model/options.h"
 
 namespace nmt::model {
 
 // Sinusoidal position encodings of positions [first, first + count), [count, d_model], float.
-torch::Tensor sinusoidal_positions(int64_t first, int64_t count, int64_t d_model, const torch::Device& device);
+torch::Tensor sinusoidal_positions(int64_t first,
+                                   int64_t count,
+                                   int64_t d_model,
+                                   const torch::Device& device);
 
 // Position-wise feed-forward: Linear(D, ff) -> ReLU -> Linear(ff, D).
 class FeedForwardImpl : public torch::nn::Module {
@@ -50,7 +54,9 @@ class EncoderLayerImpl : public torch::nn::Module {
  public:
   explicit EncoderLayerImpl(const TransformerOptions& options);
   // x [B, S, D], mask [B, 1, 1, S]; appends the self-attention weights to maps when given.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, AttentionMaps* maps = nullptr);
+  torch::Tensor forward(const torch::Tensor& x,
+                        const torch::Tensor& mask,
+                        AttentionMaps* maps = nullptr);
 
  private:
   bool is_pre_norm_;
@@ -71,10 +77,15 @@ class DecoderLayerImpl : public torch::nn::Module {
  public:
   explicit DecoderLayerImpl(const TransformerOptions& options);
   // x [B, T, D], memory [B, S, D], self_mask [B, 1, T, T], memory_mask [B, 1, 1, S].
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory, const torch::Tensor& self_mask,
-                        const torch::Tensor& memory_mask, AttentionMaps* maps = nullptr);
+  torch::Tensor forward(const torch::Tensor& x,
+                        const torch::Tensor& memory,
+                        const torch::Tensor& self_mask,
+                        const torch::Tensor& memory_mask,
+                        AttentionMaps* maps = nullptr);
   // One position x [B, 1, D] against the cache; returns [B, 1, D].
-  torch::Tensor step(const torch::Tensor& x, LayerCache& cache, const torch::Tensor& memory_mask,
+  torch::Tensor step(const torch::Tensor& x,
+                     LayerCache& cache,
+                     const torch::Tensor& memory_mask,
                      AttentionMaps* maps = nullptr);
   KeyValue project_memory(const torch::Tensor& memory);
 
@@ -105,7 +116,9 @@ class TransformerImpl : public torch::nn::Module {
   // Encoder output [B, S, D] of source ids [B, S].
   torch::Tensor encode(const torch::Tensor& source, AttentionMaps* maps = nullptr);
   // Decoder output [B, T, D] (before the vocabulary projection) for target ids [B, T].
-  torch::Tensor decode(const torch::Tensor& target, const torch::Tensor& memory, const torch::Tensor& source_mask,
+  torch::Tensor decode(const torch::Tensor& target,
+                       const torch::Tensor& memory,
+                       const torch::Tensor& source_mask,
                        AttentionMaps* maps = nullptr);
   // Vocabulary logits [..., V] of decoder states [..., D].
   torch::Tensor project(const torch::Tensor& hidden);
@@ -115,7 +128,9 @@ class TransformerImpl : public torch::nn::Module {
   // Incremental decoding: start from the encoder output, then one position per step.
   DecoderState start(const torch::Tensor& memory, const torch::Tensor& source_mask);
   // Logits [R, V] of the next token after last_ids [R] (the previous step's tokens, <SOS> first).
-  torch::Tensor step(const torch::Tensor& last_ids, DecoderState& state, AttentionMaps* maps = nullptr);
+  torch::Tensor step(const torch::Tensor& last_ids,
+                     DecoderState& state,
+                     AttentionMaps* maps = nullptr);
   // Keeps (and reorders) the state's rows: rows int64 [R'] indexes the current rows.
   static void keep_rows(DecoderState& state, const torch::Tensor& rows);
 
@@ -124,7 +139,9 @@ class TransformerImpl : public torch::nn::Module {
   int64_t target_vocab() const { return target_vocab_; }
 
  private:
-  torch::Tensor embed(torch::nn::Embedding& table, const torch::Tensor& ids, int64_t first_position);
+  torch::Tensor embed(torch::nn::Embedding& table,
+                      const torch::Tensor& ids,
+                      int64_t first_position);
 
   TransformerOptions options_;
   int64_t source_vocab_;
@@ -138,7 +155,7 @@ class TransformerImpl : public torch::nn::Module {
   torch::nn::LayerNorm decoder_norm_{nullptr};  // pre-norm only
   torch::nn::Linear output_{nullptr};           // untied output projection
   torch::Tensor output_bias_;                   // tied: the projection is the target embedding's
-  torch::Tensor positions_;                     // cached sinusoid table, grown on demand (not saved)
+  torch::Tensor positions_;  // cached sinusoid table, grown on demand (not saved)
 };
 TORCH_MODULE(Transformer);
 

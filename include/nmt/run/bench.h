@@ -4,11 +4,11 @@
 // scratch directory that it removes. Logs the phases it is in.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include <c10/core/Device.h>
+
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "nmt/config.h"
 #include "nmt/model/options.h"

@@ -8,10 +8,9 @@
 // Throws ConfigError for inconsistent options, DataError/nmt::Error for unusable files; never logs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nmt/data/corpus.h"
 #include "nmt/eval/scores.h"
@@ -22,10 +21,10 @@
 namespace nmt::run {
 
 struct EvalOptions {
-  std::string split = "test";   // "test" or "valid": the run's split to score
-  std::string source_file;      // with reference_file: score these instead of a split
+  std::string split = "test";  // "test" or "valid": the run's split to score
+  std::string source_file;     // with reference_file: score these instead of a split
   std::string reference_file;
-  std::string hypotheses_out;   // also write the hypotheses here, exactly as scored
+  std::string hypotheses_out;  // also write the hypotheses here, exactly as scored
   bool is_notebook_form = false;
 
   // Throws ConfigError naming the flag (--split, --src and --ref).
@@ -34,9 +33,9 @@ struct EvalOptions {
 
 // The sentences an evaluation translates and the references it scores against.
 struct EvalData {
-  std::vector<std::string> sources;     // as given to the translator
-  bool sources_are_cleaned = false;     // split files hold cleaned text
-  std::vector<std::string> references;  // in the form hypotheses are scored against
+  std::vector<std::string> sources;               // as given to the translator
+  bool sources_are_cleaned = false;               // split files hold cleaned text
+  std::vector<std::string> references;            // in the form hypotheses are scored against
   std::vector<data::SentencePair> cleaned_pairs;  // for the loss
   std::string description;                        // "test split of RUN" or the source file
 };
@@ -49,11 +48,11 @@ struct EvalReport {
   std::vector<std::string> hypotheses;  // as scored
   std::string data;                     // EvalData::description
   std::string checkpoint;
-  std::string references_form;  // how hypotheses and references were scored, in words
-  std::string decoding;         // "greedy", "beam 5, length penalty 1", ...
+  std::string references_form;    // how hypotheses and references were scored, in words
+  std::string decoding;           // "greedy", "beam 5, length penalty 1", ...
   nlohmann::json decode_options;  // the decode section used
   bool is_notebook_form = false;
-  double sentences_per_s = 0.0;   // translation speed
+  double sentences_per_s = 0.0;  // translation speed
 };
 
 // Translates, scores and measures the loss; writes options.hypotheses_out when set and appends

@@ -6,10 +6,10 @@
 // mismatched weights, DataError for damaged tokenizer files; never logs.
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <cstdint>
 #include <string>
-
-#include <c10/core/Device.h>
 
 #include "nmt/config.h"
 #include "nmt/model/transformer.h"

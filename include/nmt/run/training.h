@@ -14,9 +14,9 @@
 namespace nmt::run {
 
 struct TrainRequest {
-  std::string config_path;  // the configuration of a fresh run (required unless resuming)
-  std::string run_dir;      // empty: runs/<config name>-<date>-<time>, or runs/latest to resume
-  bool is_resume = false;   // continue run_dir from its checkpoint.pt
+  std::string config_path;    // the configuration of a fresh run (required unless resuming)
+  std::string run_dir;        // empty: runs/<config name>-<date>-<time>, or runs/latest to resume
+  bool is_resume = false;     // continue run_dir from its checkpoint.pt
   ConfigOverrides overrides;  // flags; applied to the run's config.json too when resuming
   bool is_terminal = false;   // progress as a redrawn status line
 };

@@ -1,8 +1,8 @@
 // Sentence normalisation rules, applied to each side of a pair before tokenisation.
 //
 //  - kNotebook: byte-for-byte the classroom notebook's `clean_text` (Python `str.lower()`, space
-//    around ¿?¡!, , every character outside a-zA-Z0-9áéíóúüñ¿?¡!, becomes a space, spaces squeezed).
-//    Used with the word tokenizer.
+//    around ¿?¡!, , every character outside a-zA-Z0-9áéíóúüñ¿?¡!, becomes a space, spaces
+//    squeezed). Used with the word tokenizer.
 //  - kNormalize: Unicode NFKC, whitespace runs squeezed to one space, ends trimmed; case and
 //    punctuation kept. Used with subword tokenizers.
 //

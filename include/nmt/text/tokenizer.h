@@ -22,11 +22,11 @@ enum class SubwordModel { kUnigram, kBpe };
 
 // The "text" section of the configuration.
 struct TextOptions {
-  CleanMode clean = CleanMode::kNotebook;        // normalisation applied to both sides
+  CleanMode clean = CleanMode::kNotebook;          // normalisation applied to both sides
   TokenizerKind tokenizer = TokenizerKind::kWord;  // word (notebook) or sentencepiece
-  int64_t min_freq = 1;          // word vocab: keep words seen at least this often in train
-  int64_t vocab_size = 8000;     // sentencepiece: pieces per vocabulary, specials included
-  bool shared_vocab = false;     // one vocabulary for both languages
+  int64_t min_freq = 1;       // word vocab: keep words seen at least this often in train
+  int64_t vocab_size = 8000;  // sentencepiece: pieces per vocabulary, specials included
+  bool shared_vocab = false;  // one vocabulary for both languages
   SubwordModel model_type = SubwordModel::kUnigram;  // sentencepiece algorithm
   double character_coverage = 1.0;                   // sentencepiece: share of characters kept
 

@@ -1,7 +1,7 @@
 // Word vocabulary: the notebook's Vocab. Ids 0-3 are the specials <PAD> <SOS> <EOS> <UNK>; the
-// other tokens follow in order of first appearance in the training text, keeping those seen at least
-// min_freq times. Saved as one token per line (line n = id n-1).
-// Torch-free; throws DataError for an unreadable or malformed vocabulary file; never logs.
+// other tokens follow in order of first appearance in the training text, keeping those seen at
+// least min_freq times. Saved as one token per line (line n = id n-1). Torch-free; throws DataError
+// for an unreadable or malformed vocabulary file; never logs.
 #pragma once
 
 #include <cstdint>

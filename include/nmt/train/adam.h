@@ -1,13 +1,14 @@
-// Adam (Kingma & Ba 2015) with PyTorch's update rule (torch.optim.Adam, no weight decay, no amsgrad),
-// written for speed: on the CPU each parameter is updated in one fused pass over (p, g, m, v) with
-// LibTorch's thread pool instead of six tensor operations; on CUDA with multi-tensor (_foreach) ops.
-// The state (step count, first and second moments) is exposed for checkpoints. Never logs.
+// Adam (Kingma & Ba 2015) with PyTorch's update rule (torch.optim.Adam, no weight decay, no
+// amsgrad), written for speed: on the CPU each parameter is updated in one fused pass over (p, g,
+// m, v) with LibTorch's thread pool instead of six tensor operations; on CUDA with multi-tensor
+// (_foreach) ops. The state (step count, first and second moments) is exposed for checkpoints.
+// Never logs.
 #pragma once
+
+#include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 namespace nmt::train {
 
@@ -31,7 +32,9 @@ class Adam {
   const std::vector<at::Tensor>& first_moments() const { return first_moments_; }
   const std::vector<at::Tensor>& second_moments() const { return second_moments_; }
   // Restores a saved state; throws CheckpointError when the shapes do not match.
-  void load_state(int64_t steps, const std::vector<at::Tensor>& first, const std::vector<at::Tensor>& second);
+  void load_state(int64_t steps,
+                  const std::vector<at::Tensor>& first,
+                  const std::vector<at::Tensor>& second);
 
  private:
   std::vector<at::Tensor> parameters_;

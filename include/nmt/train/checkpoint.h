@@ -5,11 +5,11 @@
 // Throws CheckpointError naming the file and the missing or mismatched entry; never logs.
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <cstdint>
 #include <limits>
 #include <string>
-
-#include <c10/core/Device.h>
 
 #include "nmt/model/transformer.h"
 #include "nmt/train/adam.h"
@@ -18,29 +18,36 @@ namespace nmt::train {
 
 // Where training stands; everything needed besides the model and optimiser to resume exactly.
 struct TrainingProgress {
-  int64_t epoch = 0;             // current epoch, 0-based
-  int64_t batch = 0;             // next batch of that epoch's plan
-  int64_t step = 0;              // optimiser updates so far
-  int64_t target_tokens = 0;     // real target tokens trained on so far
+  int64_t epoch = 0;          // current epoch, 0-based
+  int64_t batch = 0;          // next batch of that epoch's plan
+  int64_t step = 0;           // optimiser updates so far
+  int64_t target_tokens = 0;  // real target tokens trained on so far
   double best_valid_loss = std::numeric_limits<double>::infinity();
   int64_t epochs_without_improvement = 0;
-  double train_seconds = 0.0;    // wall time spent training so far
+  double train_seconds = 0.0;  // wall time spent training so far
 };
 
 // Writes a checkpoint. optimizer may be null (weights-only files such as averaged models).
-void save_checkpoint(const std::string& path, model::Transformer& model, const Adam* optimizer,
-                     const TrainingProgress& progress, const std::string& config_json);
+void save_checkpoint(const std::string& path,
+                     model::Transformer& model,
+                     const Adam* optimizer,
+                     const TrainingProgress& progress,
+                     const std::string& config_json);
 
 // The configuration stored in a checkpoint (JSON text).
 std::string checkpoint_config(const std::string& path);
 
 // Loads weights into model (moved to device first by the caller). When optimizer is given, also
 // its state; when restore_rng, the default generators of `device`. Returns the progress.
-TrainingProgress load_checkpoint(const std::string& path, model::Transformer& model, Adam* optimizer,
-                                 const c10::Device& device, bool restore_rng);
+TrainingProgress load_checkpoint(const std::string& path,
+                                 model::Transformer& model,
+                                 Adam* optimizer,
+                                 const c10::Device& device,
+                                 bool restore_rng);
 
 // Mean of the weights of several checkpoints, loaded into model (Vaswani et al. 2017, 6.1).
-void load_averaged_weights(const std::vector<std::string>& paths, model::Transformer& model,
+void load_averaged_weights(const std::vector<std::string>& paths,
+                           model::Transformer& model,
                            const c10::Device& device);
 
 }  // namespace nmt::train

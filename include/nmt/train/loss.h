@@ -20,6 +20,8 @@ struct LossSum {
   at::Tensor tokens;  // scalar int64: targets that are not <PAD>
 };
 
-LossSum label_smoothed_cross_entropy(const at::Tensor& logits, const at::Tensor& targets, double smoothing);
+LossSum label_smoothed_cross_entropy(const at::Tensor& logits,
+                                     const at::Tensor& targets,
+                                     double smoothing);
 
 }  // namespace nmt::train

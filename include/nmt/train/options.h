@@ -23,26 +23,27 @@ enum class Precision { kAuto, kFp32, kBf16 };
 bool uses_bf16(Precision precision, bool is_cuda);
 
 struct TrainOptions {
-  int64_t batch_size = 128;       // sentences per batch (when max_tokens is 0)
-  int64_t max_tokens = 0;         // >0: batches cut by padded target tokens, length-bucketed
-  int64_t epochs = 10;            // passes over the training split
-  int64_t max_steps = 0;          // stop after this many updates (checkpoint saved); 0 disables
-  double lr = 5e-4;               // Adam learning rate (peak, with a schedule)
+  int64_t batch_size = 128;  // sentences per batch (when max_tokens is 0)
+  int64_t max_tokens = 0;    // >0: batches cut by padded target tokens, length-bucketed
+  int64_t epochs = 10;       // passes over the training split
+  int64_t max_steps = 0;     // stop after this many updates (checkpoint saved); 0 disables
+  double lr = 5e-4;          // Adam learning rate (peak, with a schedule)
   Schedule schedule = Schedule::kConstant;
   int64_t warmup = 4000;          // steps of linear warmup for inverse_sqrt
   double label_smoothing = 0.05;  // epsilon of label-smoothed cross-entropy; 0 disables
   double clip_norm = 0.0;         // clip the global gradient norm to this; 0 disables
-  int64_t early_stopping = 0;     // stop after this many epochs without a better valid loss; 0 disables
-  uint64_t seed = 23;             // initialisation, dropout and batch order
-  std::string device = "auto";    // "cpu", "cuda", "cuda:N" or "auto" (CUDA when present)
-  int64_t threads = 0;            // CPU threads; 0 = all cores
-  int64_t log_every = 50;         // steps between progress records
-  int64_t save_every = 0;         // steps between mid-epoch checkpoints; 0 = end of each epoch only
-  int64_t average_last = 0;       // also write averaged.pt, the mean of the last N epoch checkpoints
+  int64_t early_stopping =
+      0;               // stop after this many epochs without a better valid loss; 0 disables
+  uint64_t seed = 23;  // initialisation, dropout and batch order
+  std::string device = "auto";  // "cpu", "cuda", "cuda:N" or "auto" (CUDA when present)
+  int64_t threads = 0;          // CPU threads; 0 = all cores
+  int64_t log_every = 50;       // steps between progress records
+  int64_t save_every = 0;       // steps between mid-epoch checkpoints; 0 = end of each epoch only
+  int64_t average_last = 0;     // also write averaged.pt, the mean of the last N epoch checkpoints
   Precision precision = Precision::kAuto;  // CUDA arithmetic: auto (= fp32), fp32 or bf16 autocast
-  double adam_beta1 = 0.9;        // Adam's first-moment decay
-  double adam_beta2 = 0.999;      // Adam's second-moment decay
-  double adam_eps = 1e-8;         // Adam's denominator epsilon
+  double adam_beta1 = 0.9;                 // Adam's first-moment decay
+  double adam_beta2 = 0.999;               // Adam's second-moment decay
+  double adam_eps = 1e-8;                  // Adam's denominator epsilon
 
   void validate() const;
 };

@@ -10,10 +10,10 @@
 namespace nmt::train {
 
 struct ProgressLine {
-  int64_t epoch = 0;         // 1-based for display
+  int64_t epoch = 0;  // 1-based for display
   int64_t epochs = 0;
-  int64_t batch = 0;         // batches done in this epoch
-  int64_t batches = 0;       // batches in this epoch
+  int64_t batch = 0;    // batches done in this epoch
+  int64_t batches = 0;  // batches in this epoch
   int64_t step = 0;
   double loss = 0.0;
   double lr = 0.0;

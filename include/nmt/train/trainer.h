@@ -5,16 +5,16 @@
 // message when the loss stops being finite (the last good checkpoint is kept).
 //
 // Logs through spdlog (a progress line on a terminal, plain records otherwise) and appends every
-// record to RUN/metrics.jsonl (nmt/metrics.h). On CUDA the forward pass can run under bf16 autocast.
-// Throws CheckpointError when a checkpoint cannot be written or read.
+// record to RUN/metrics.jsonl (nmt/metrics.h). On CUDA the forward pass can run under bf16
+// autocast. Throws CheckpointError when a checkpoint cannot be written or read.
 #pragma once
+
+#include <c10/core/Device.h>
 
 #include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <c10/core/Device.h>
 
 #include "nmt/data/batcher.h"
 #include "nmt/metrics.h"
@@ -72,7 +72,9 @@ struct EpochOutcome;     // an epoch's mean loss, or why it stopped (trainer.cpp
 class Trainer {
  public:
   // model must already be on setup.device.
-  Trainer(model::Transformer model, TrainerSetup setup, std::vector<data::EncodedPair> train,
+  Trainer(model::Transformer model,
+          TrainerSetup setup,
+          std::vector<data::EncodedPair> train,
           std::vector<data::EncodedPair> valid);
 
   // Restores model, optimiser, progress and random generators from a full checkpoint.

@@ -3,9 +3,9 @@
 // epoch by the trainer and by `nmt eval`. Runs without gradients; restores the model's mode.
 #pragma once
 
-#include <vector>
-
 #include <c10/core/Device.h>
+
+#include <vector>
 
 #include "nmt/data/batcher.h"
 #include "nmt/model/transformer.h"
@@ -13,14 +13,17 @@
 namespace nmt::train {
 
 struct ValidationResult {
-  double loss = 0.0;  // label-smoothed cross-entropy per target token (the training criterion)
-  double nll = 0.0;   // plain negative log-likelihood per target token; perplexity = exp(nll)
-  int64_t tokens = 0; // target tokens scored (<EOS> included); 0 when pairs is empty
+  double loss = 0.0;   // label-smoothed cross-entropy per target token (the training criterion)
+  double nll = 0.0;    // plain negative log-likelihood per target token; perplexity = exp(nll)
+  int64_t tokens = 0;  // target tokens scored (<EOS> included); 0 when pairs is empty
 };
 
 // use_bf16: run the forward pass under CUDA bf16 autocast.
-ValidationResult evaluate_loss(model::Transformer& model, const std::vector<data::EncodedPair>& pairs,
-                               const data::BatchingOptions& batching, double label_smoothing,
-                               const c10::Device& device, bool use_bf16);
+ValidationResult evaluate_loss(model::Transformer& model,
+                               const std::vector<data::EncodedPair>& pairs,
+                               const data::BatchingOptions& batching,
+                               double label_smoothing,
+                               const c10::Device& device,
+                               bool use_bf16);
 
 }  // namespace nmt::train

@@ -1,8 +1,8 @@
 // Pictures of a Transformer's attention for one translated sentence.
 //
 // The caller copies the attention weights of every layer and head into an AttentionPicture:
-// encoder self-attention [S, S], decoder self-attention [T, T] and cross-attention [T, S], where S is
-// the number of source tokens and T the number of decoder input positions (<SOS> and the output
+// encoder self-attention [S, S], decoder self-attention [T, T] and cross-attention [T, S], where S
+// is the number of source tokens and T the number of decoder input positions (<SOS> and the output
 // tokens). Rows are the attending positions (queries), columns the attended ones (keys).
 //
 //  - render_attention_html: one self-contained HTML page (inline CSS, JavaScript and SVG; it loads
@@ -10,8 +10,8 @@
 //    pick them, an "average over heads" choice, a colour legend and the value of a cell on hover.
 //  - render_attention_text: a compact plain-text heat map of the cross-attention for a terminal.
 //
-// Torch-free. Both renderers and check_shapes throw nmt::Error when a matrix does not match the token
-// counts; none of them logs or prints.
+// Torch-free. Both renderers and check_shapes throw nmt::Error when a matrix does not match the
+// token counts; none of them logs or prints.
 #pragma once
 
 #include <string>
@@ -26,7 +26,8 @@ struct AttentionPicture {
   std::string source_text;                 // what the user typed
   std::string translation;                 // the model's output text
   std::vector<std::string> source_tokens;  // S tokens (subword pieces or words)
-  std::vector<std::string> target_tokens;  // T tokens: the decoder's input positions (<SOS> and the output)
+  std::vector<std::string>
+      target_tokens;  // T tokens: the decoder's input positions (<SOS> and the output)
   std::vector<std::vector<Matrix>> encoder_self;  // [layer][head], S x S
   std::vector<std::vector<Matrix>> decoder_self;  // [layer][head], T x T
   std::vector<std::vector<Matrix>> cross;         // [layer][head], T x S (rows: target positions)

@@ -1,6 +1,6 @@
-// A plain row-major float matrix for the pictures in nmt::viz, so that the module needs no LibTorch:
-// the caller copies an attention tensor [rows, cols] into `values` (rows * cols floats, row after row).
-// Torch-free; average() throws nmt::Error naming the offending shapes; never logs.
+// A plain row-major float matrix for the pictures in nmt::viz, so that the module needs no
+// LibTorch: the caller copies an attention tensor [rows, cols] into `values` (rows * cols floats,
+// row after row). Torch-free; average() throws nmt::Error naming the offending shapes; never logs.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,9 @@ struct Matrix {
   float at(int64_t row, int64_t col) const;
 };
 
-// Element-wise mean of matrices of one shape (e.g. the heads of a layer). Throws nmt::Error when the
-// input is empty, when a matrix's values do not hold rows * cols floats or when the shapes differ.
+// Element-wise mean of matrices of one shape (e.g. the heads of a layer). Throws nmt::Error when
+// the input is empty, when a matrix's values do not hold rows * cols floats or when the shapes
+// differ.
 Matrix average(const std::vector<Matrix>& matrices);
 
 }  // namespace nmt::viz

@@ -5,16 +5,16 @@
 // Torch-free; never throws on any record; never logs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nmt/metrics.h"
 
 namespace nmt::viz {
 
-// One curve of the report: point i is (steps[i] or seconds[i], values[i]); the three have one length.
+// One curve of the report: point i is (steps[i] or seconds[i], values[i]); the three have one
+// length.
 struct Curve {
   std::string name;
   std::vector<double> steps;    // training step of the point
@@ -33,8 +33,9 @@ std::vector<Curve> training_curves(const std::vector<MetricsRecord>& records);
 
 // What the training report shows.
 struct ReportInput {
-  std::string title;      // e.g. the run directory
-  nlohmann::json config;  // the run's resolved configuration (sections data/text/model/train/decode)
+  std::string title;  // e.g. the run directory
+  nlohmann::json
+      config;  // the run's resolved configuration (sections data/text/model/train/decode)
   std::vector<MetricsRecord> records;  // metrics.jsonl, in order
 };
 
