@@ -26,15 +26,21 @@ at::Tensor fused_attention(const at::Tensor& query,
 #endif
 }
 
-bool set_cuda_autocast(bool enabled, c10::ScalarType dtype) {
-#if TORCH_VERSION_MAJOR >= 2 && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 4)
-  const bool previous = at::autocast::is_autocast_enabled(at::kCUDA);
-  at::autocast::set_autocast_enabled(at::kCUDA, enabled);
-  at::autocast::set_autocast_dtype(at::kCUDA, dtype);
+bool set_autocast(c10::DeviceType device, bool enabled, c10::ScalarType dtype) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  const bool previous = at::autocast::is_autocast_enabled(device);
+  at::autocast::set_autocast_enabled(device, enabled);
+  at::autocast::set_autocast_dtype(device, dtype);
 #else
-  const bool previous = at::autocast::is_enabled();
-  at::autocast::set_enabled(enabled);
-  at::autocast::set_autocast_gpu_dtype(dtype);
+  const bool is_cpu = device == c10::DeviceType::CPU;
+  const bool previous = is_cpu ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
+  if (is_cpu) {
+    at::autocast::set_cpu_enabled(enabled);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  } else {
+    at::autocast::set_enabled(enabled);
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  }
 #endif
   if (!enabled) at::autocast::clear_cache();
   return previous;

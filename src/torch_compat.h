@@ -18,8 +18,9 @@ at::Tensor fused_attention(const at::Tensor& query,
                            const at::Tensor& value,
                            const at::Tensor& mask);
 
-// Turns autocast on or off for CUDA with the given low-precision type; returns the previous state.
-bool set_cuda_autocast(bool enabled, c10::ScalarType dtype);
+// Turns autocast on or off for the CPU or CUDA with the given low-precision type; returns the
+// previous state. Turning it off drops the cached low-precision copies of the weights.
+bool set_autocast(c10::DeviceType device, bool enabled, c10::ScalarType dtype);
 
 // State of the default random generator of a device (CPU or CUDA), as a byte tensor.
 at::Tensor generator_state(const c10::Device& device);

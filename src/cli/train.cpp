@@ -36,6 +36,8 @@ Command add_train(CLI::App& app) {
                       "Padded target tokens per batch, 0 = use --batch-size");
   flags->add<double>("--lr", "train.lr", "Adam learning rate");
   flags->add<uint64_t>("--seed", "train.seed", "Seed of initialisation, dropout and batch order");
+  flags->add<std::string>("--precision", "train.precision",
+                          "Arithmetic: auto (bf16 on CPUs with AVX512-BF16), fp32 or bf16");
   flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
   command->footer(
       "Examples:\n"

@@ -31,7 +31,9 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
   torch::Tensor scores = torch::matmul(queries, keys.transpose(-2, -1)).mul_(scale);
   if (mask.defined())
     scores.masked_fill_(mask.logical_not(), -std::numeric_limits<float>::infinity());
-  torch::Tensor weights = torch::softmax(scores, -1);
+  // Under bf16 autocast the scores are bf16; the softmax runs in fp32, where its exponentials and
+  // sums keep their precision.
+  torch::Tensor weights = torch::softmax(scores, -1, torch::kFloat);
   torch::Tensor output = torch::matmul(weights, values);
   return {output, need_weights ? weights : torch::Tensor()};
 }

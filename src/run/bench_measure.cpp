@@ -17,8 +17,8 @@ double peak_rss_mib() {
 
 double measure_gemm_peak(const c10::Device& device, bool use_bf16) {
   const int64_t n = device.is_cuda() ? 8192 : 1024;
-  const auto options = at::TensorOptions().device(device).dtype(
-      device.is_cuda() && use_bf16 ? at::kBFloat16 : at::kFloat);
+  const auto options =
+      at::TensorOptions().device(device).dtype(use_bf16 ? at::kBFloat16 : at::kFloat);
   const at::Tensor a = at::randn({n, n}, options);
   const at::Tensor b = at::randn({n, n}, options);
   auto sync = [&] {

@@ -8,39 +8,43 @@
 namespace nmt::train {
 namespace {
 
+// One [N, V] fp32 buffer per step: the log-probabilities, computed by LibTorch's fused log-softmax
+// in the forward pass and turned into the gradient in place in the backward pass. Every other
+// [N, V] temporary is avoided: on the CPU each fresh buffer of this size can cost its size in page
+// faults (README, Performance).
 class SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntropy> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* context,
                             const at::Tensor& logits,
                             const at::Tensor& targets,
                             double smoothing) {
-    const at::Tensor z = logits.to(at::kFloat);
-    const at::Tensor lse = at::logsumexp(z, {1});
+    const at::Tensor log_probs = at::log_softmax(logits, 1, at::kFloat);
     const at::Tensor is_real = targets.ne(text::kPadId);
     const at::Tensor safe_targets = targets.masked_fill(is_real.logical_not(), 0);
-    const at::Tensor target_logit = z.gather(1, safe_targets.unsqueeze(1)).squeeze(1);
-    at::Tensor per_token = lse - (1.0 - smoothing) * target_logit;
-    if (smoothing > 0.0) per_token = per_token - smoothing * z.mean(1);
-    context->save_for_backward({logits, lse, safe_targets, is_real});
+    at::Tensor per_token =
+        log_probs.gather(1, safe_targets.unsqueeze(1)).squeeze(1).mul(-(1.0 - smoothing));
+    if (smoothing > 0.0) per_token.sub_(log_probs.mean(1), smoothing);
+    context->save_for_backward({log_probs, safe_targets, is_real});
     context->saved_data["smoothing"] = smoothing;
-    return per_token.masked_fill(is_real.logical_not(), 0.0).sum();
+    context->saved_data["dtype"] = static_cast<int64_t>(logits.scalar_type());
+    return per_token.masked_fill_(is_real.logical_not(), 0.0).sum();
   }
 
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* context,
                                                torch::autograd::tensor_list grad_outputs) {
     const auto saved = context->get_saved_variables();
-    const at::Tensor& logits = saved[0];
-    const at::Tensor& lse = saved[1];
-    const at::Tensor& targets = saved[2];
-    const at::Tensor& is_real = saved[3];
+    at::Tensor grad = saved[0];  // the log-probabilities, no longer needed as such
+    const at::Tensor& targets = saved[1];
+    const at::Tensor& is_real = saved[2];
     const double smoothing = context->saved_data["smoothing"].toDouble();
+    const auto dtype = static_cast<at::ScalarType>(context->saved_data["dtype"].toInt());
     // d loss_i / d z_i = softmax(z_i) - (1 - eps) onehot(y_i) - eps / V, zero for <PAD> rows.
-    at::Tensor grad = (logits.to(at::kFloat) - lse.unsqueeze(1)).exp_();
+    grad.exp_();
     grad.scatter_add_(1, targets.unsqueeze(1),
                       at::full({targets.size(0), 1}, -(1.0 - smoothing), grad.options()));
-    if (smoothing > 0.0) grad.sub_(smoothing / static_cast<double>(logits.size(1)));
+    if (smoothing > 0.0) grad.sub_(smoothing / static_cast<double>(grad.size(1)));
     grad.mul_((is_real.to(grad.scalar_type()) * grad_outputs[0]).unsqueeze(1));
-    return {grad.to(logits.scalar_type()), at::Tensor(), at::Tensor()};
+    return {grad.to(dtype), at::Tensor(), at::Tensor()};
   }
 };
 

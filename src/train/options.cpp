@@ -1,12 +1,25 @@
 #include "nmt/train/options.h"
 
 #include "nmt/check.h"
+#include "nmt/cpu_features.h"
 #include "nmt/error.h"
 
 namespace nmt::train {
 
+bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16) {
+  switch (precision) {
+    case Precision::kFp32:
+      return false;
+    case Precision::kBf16:
+      return true;
+    case Precision::kAuto:
+      return !is_cuda && cpu_has_bf16;
+  }
+  return false;
+}
+
 bool uses_bf16(Precision precision, bool is_cuda) {
-  return is_cuda && precision == Precision::kBf16;
+  return uses_bf16(precision, is_cuda, cpu_has_avx512_bf16());
 }
 
 void TrainOptions::validate() const {

@@ -15,7 +15,7 @@
 #include "nmt/text/vocab.h"
 #include "nmt/train/progress.h"
 #include "nmt/train/schedule.h"
-#include "train/autocast.h"
+#include "autocast.h"
 
 namespace nmt::train {
 namespace {
@@ -168,7 +168,7 @@ StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
 
   model_->train();
   {
-    AutocastScope autocast(uses_bf16());
+    AutocastScope autocast(setup_.device.type(), uses_bf16());
     result.loss = batch_loss(model_, source, target_in, target_out, setup_.options.label_smoothing);
   }
   mark(result.times.forward, since);

@@ -4,7 +4,7 @@
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "nmt/train/loss.h"
-#include "train/autocast.h"
+#include "autocast.h"
 
 namespace nmt::train {
 
@@ -24,7 +24,7 @@ ValidationResult evaluate_loss(model::Transformer& model,
   at::Tensor nll = at::zeros({}, options);
   for (const auto& indices : data::plan_batches(pairs, batching, 0)) {
     const data::Batch batch = data::collate(pairs, indices);
-    AutocastScope autocast(use_bf16);
+    AutocastScope autocast(device.type(), use_bf16);
     const at::Tensor source = batch.source.to(device);
     const at::Tensor memory = model->encode(source);
     const at::Tensor hidden =

@@ -114,6 +114,34 @@ TEST(TrainerTest, LearnsTheCopyTaskAndWritesTheRunFiles) {
   EXPECT_EQ(train_records, expected_train_records);
 }
 
+// bf16 autocast on the CPU (fp32 master weights, Adam, loss and softmax) follows fp32 training
+// closely: the same copy task, the same steps, validation losses within 5% of each other.
+TEST(TrainerTest, Bf16OnTheCpuTrainsLikeFp32) {
+  const std::atomic<bool> never{false};
+  double valid_loss[2] = {0.0, 0.0};
+  for (const Precision precision : {Precision::kFp32, Precision::kBf16}) {
+    testing::ScratchDir dir;
+    TrainOptions options = small_options();
+    options.epochs = 6;
+    options.precision = precision;
+    TrainingRun run = make_run(dir.path(), options);
+    const double before = run.trainer->validate().loss;
+    ASSERT_EQ(run.trainer->run(never).reason, StopReason::kFinished);
+    valid_loss[precision == Precision::kBf16] = run.trainer->validate().loss;
+    EXPECT_LT(valid_loss[precision == Precision::kBf16], 0.8 * before);
+  }
+  EXPECT_NEAR(valid_loss[1], valid_loss[0], 0.05 * valid_loss[0]);
+}
+
+TEST(PrecisionTest, AutoIsBf16OnlyOnACpuWithAvx512Bf16) {
+  EXPECT_TRUE(uses_bf16(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_bf16=*/true));
+  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_bf16=*/false));
+  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/true, /*cpu_has_bf16=*/true));
+  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/false, /*cpu_has_bf16=*/false));
+  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/true, /*cpu_has_bf16=*/false));
+  EXPECT_FALSE(uses_bf16(Precision::kFp32, /*is_cuda=*/false, /*cpu_has_bf16=*/true));
+}
+
 TEST(TrainerTest, StopRequestSavesACheckpointAtTheCurrentBatch) {
   const std::atomic<bool> stop{true};
   testing::ScratchDir dir;

@@ -19,8 +19,8 @@ namespace nmt::run {
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib();
 
-// Dense matrix-multiply throughput measured on device, in FLOP/s: 1024^2 fp32 on the CPU,
-// 8192^2 in bf16 (use_bf16) or fp32 on CUDA.
+// Dense matrix-multiply throughput measured on device, in FLOP/s: square matrices of 1024 on the
+// CPU, 8192 on CUDA, in bf16 (use_bf16) or fp32.
 double measure_gemm_peak(const c10::Device& device, bool use_bf16);
 
 // The shape of one training batch.

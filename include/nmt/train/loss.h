@@ -3,9 +3,8 @@
 //
 //   loss_i = (1 - eps) * -log p_i[y_i] + eps * mean_v(-log p_i[v])     for every y_i != <PAD>
 //
-// computed without materialising log-probabilities: with lse_i = logsumexp(z_i),
-//   loss_i = lse_i - (1 - eps) * z_i[y_i] - eps * mean_v(z_i[v]),
-// and a backward pass that writes softmax(z) - (1 - eps) onehot(y) - eps / V into one buffer.
+// computed from one fp32 buffer of log-probabilities that the backward pass turns, in place, into
+// softmax(z) - (1 - eps) onehot(y) - eps / V.
 // As in Marian, the loss is a sum with a token count; mean = sum / tokens.
 // Shapes: logits [N, V] float (any floating dtype, computed in fp32), targets [N] int64.
 // Never logs.

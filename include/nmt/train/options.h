@@ -13,13 +13,18 @@ enum class Schedule {
   kInverseSqrt,  // linear warmup to lr, then lr * sqrt(warmup / step) (Vaswani et al. 2017, 5.3)
 };
 
-// Arithmetic of the forward and backward passes on CUDA; the CPU always computes in fp32.
-// bf16 autocast is an option (it has fp32's range, so unlike fp16 it needs no loss scaling);
-// `auto` means fp32 because for nmt's model sizes bf16 measured slower on an H100
-// (README, CUDA), the cast overhead outweighing faster matrix products.
+// Arithmetic of the forward and backward passes. bf16 autocast runs the matrix products in bf16
+// while master weights, Adam, the loss, softmax and layer norms stay fp32; bf16 has fp32's range,
+// so unlike fp16 it needs no loss scaling. `auto` means bf16 on a CPU with AVX512-BF16, where it
+// measured faster for every model size tried (README, CPU), and fp32 everywhere else: on CUDA bf16
+// measured slower for nmt's model sizes (README, CUDA), and CPUs without the instructions emulate
+// bf16 slowly.
 enum class Precision { kAuto, kFp32, kBf16 };
 
-// True when a pass on CUDA (is_cuda) runs under bf16 autocast.
+// True when a pass on CUDA (is_cuda) or on a CPU with or without AVX512-BF16 runs under bf16
+// autocast.
+bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16);
+// The same on this machine's processor.
 bool uses_bf16(Precision precision, bool is_cuda);
 
 struct TrainOptions {
@@ -40,7 +45,7 @@ struct TrainOptions {
   int64_t log_every = 50;       // steps between progress records
   int64_t save_every = 0;       // steps between mid-epoch checkpoints; 0 = end of each epoch only
   int64_t average_last = 0;     // also write averaged.pt, the mean of the last N epoch checkpoints
-  Precision precision = Precision::kAuto;  // CUDA arithmetic: auto (= fp32), fp32 or bf16 autocast
+  Precision precision = Precision::kAuto;  // auto, fp32 or bf16 autocast (see Precision)
   double adam_beta1 = 0.9;                 // Adam's first-moment decay
   double adam_beta2 = 0.999;               // Adam's second-moment decay
   double adam_eps = 1e-8;                  // Adam's denominator epsilon

@@ -18,7 +18,7 @@ struct ValidationResult {
   int64_t tokens = 0;  // target tokens scored (<EOS> included); 0 when pairs is empty
 };
 
-// use_bf16: run the forward pass under CUDA bf16 autocast.
+// use_bf16: run the forward pass under bf16 autocast on device (see train::Precision).
 ValidationResult evaluate_loss(model::Transformer& model,
                                const std::vector<data::EncodedPair>& pairs,
                                const data::BatchingOptions& batching,

@@ -1,0 +1,13 @@
+// What this processor's vector units can do, for choosing number formats at run time. Torch-free;
+// never throws; never logs.
+#pragma once
+
+namespace nmt {
+
+// AVX512-BF16: bf16 dot products in hardware, which oneDNN's bf16 matrix products use.
+bool cpu_has_avx512_bf16();
+
+// AVX512-VNNI: int8 dot products in hardware, which oneDNN's int8 matrix products use.
+bool cpu_has_avx512_vnni();
+
+}  // namespace nmt
