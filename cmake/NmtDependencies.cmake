@@ -35,3 +35,17 @@ if(_nmt_fmt_dirs AND NOT _nmt_fmt_dirs STREQUAL "/usr/include")
 endif()
 separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})
+
+# oneDNN's integer GEMM for int8 inference (model/int8_matmul.cpp). Debian's LibTorch loads the same
+# libdnnl.so.2; where the headers are missing (the GPU machine) int8 decoding is left out.
+find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h)
+find_library(DNNL_LIBRARY dnnl)
+if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
+  add_library(nmt::dnnl INTERFACE IMPORTED)
+  target_include_directories(nmt::dnnl SYSTEM INTERFACE ${DNNL_INCLUDE_DIR})
+  target_link_libraries(nmt::dnnl INTERFACE ${DNNL_LIBRARY})
+  target_compile_definitions(nmt::dnnl INTERFACE NMT_WITH_DNNL)
+  set(NMT_HAVE_DNNL ON)
+else()
+  message(STATUS "oneDNN (libdnnl-dev) not found: int8 decoding is not built")
+endif()

@@ -35,6 +35,10 @@ const Choices<train::Schedule> kSchedules = {{"constant", train::Schedule::kCons
 const Choices<train::Precision> kPrecisions = {{"auto", train::Precision::kAuto},
                                                {"fp32", train::Precision::kFp32},
                                                {"bf16", train::Precision::kBf16}};
+const Choices<decode::Precision> kDecodePrecisions = {{"auto", decode::Precision::kAuto},
+                                                      {"fp32", decode::Precision::kFp32},
+                                                      {"bf16", decode::Precision::kBf16},
+                                                      {"int8", decode::Precision::kInt8}};
 const Choices<decode::Strategy> kStrategies = {{"greedy", decode::Strategy::kGreedy},
                                                {"sample", decode::Strategy::kSample},
                                                {"beam", decode::Strategy::kBeam}};
@@ -251,6 +255,7 @@ void config_fields(Fields& f, Config& c) {
   f("top_p", c.decode.top_p);
   f("seed", c.decode.seed);
   f("batch_size", c.decode.batch_size, IntKind::kPositive);
+  f("precision", c.decode.precision, kDecodePrecisions);
 }
 
 constexpr const char* kSections[] = {"data", "text", "model", "train", "decode", "description"};

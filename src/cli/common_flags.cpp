@@ -24,6 +24,8 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<int64_t>("--max-len", "decode.max_len",
                      "Output tokens at most (0 = 2 x source length + 10)");
   flags.add<int64_t>("--batch-size", "decode.batch_size", "Sentences decoded together");
+  flags.add<std::string>("--precision", "decode.precision",
+                         "Matrix products in fp32, bf16 or int8; auto: int8 on CPUs with AVX512-VNNI");
 }
 
 void add_model_options(CLI::App& command, run::RunRequest& request) {

@@ -8,6 +8,11 @@
 
 namespace nmt::decode {
 
+Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_has_vnni) {
+  if (precision != Precision::kAuto) return precision;
+  return !is_cuda && cpu_has_vnni ? Precision::kInt8 : Precision::kFp32;
+}
+
 void SearchOptions::validate() const {
   check::positive("beam_size", beam_size);
   check::non_negative("length_penalty", length_penalty);

@@ -1,12 +1,18 @@
 #include "nmt/decode/translator.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <numeric>
+#include <thread>
 
+#include "nmt/cpu_features.h"
+#include "nmt/error.h"
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/text/vocab.h"
 
@@ -46,15 +52,120 @@ TranslationReport Translator::translate(const std::vector<std::string>& sentence
   return translate_cleaned(cleaned, options);
 }
 
+namespace {
+
+model::WeightForm weight_form(Precision precision, const c10::Device& device) {
+  const bool has_int8 = model::has_int8_inference() && cpu_has_avx512_vnni();
+  switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
+    case Precision::kBf16:
+      return model::WeightForm::kBf16;
+    case Precision::kInt8:
+      // Without VNNI, oneDNN's int8 kernels add pairs of products in 16 bits, which can saturate.
+      if (device.is_cuda() || !has_int8) {
+        throw ConfigError(
+            "decode.precision: int8 needs the CPU, one with AVX512-VNNI, and nmt built with oneDNN "
+            "(libdnnl-dev); use bf16 or fp32 here");
+      }
+      return model::WeightForm::kInt8;
+    case Precision::kAuto:
+    case Precision::kFp32:
+      break;
+  }
+  return model::WeightForm::kFp32;
+}
+
+// The model's matrix products in a decoding format for the scope's lifetime, fp32 again after,
+// so that nothing else (a validation loss, training) sees the copies.
+class WeightFormScope {
+ public:
+  WeightFormScope(model::Transformer& model, model::WeightForm form) : model_(model), form_(form) {
+    if (form_ != model::WeightForm::kFp32) model_->set_inference_form(form_);
+  }
+  ~WeightFormScope() {
+    if (form_ != model::WeightForm::kFp32) model_->set_inference_form(model::WeightForm::kFp32);
+  }
+  WeightFormScope(const WeightFormScope&) = delete;
+  WeightFormScope& operator=(const WeightFormScope&) = delete;
+
+ private:
+  model::Transformer& model_;
+  model::WeightForm form_;
+};
+
+using BatchHypotheses = std::vector<std::vector<Hypothesis>>;
+using Batches = std::vector<std::vector<std::size_t>>;
+
+template <class Decode>
+std::vector<BatchHypotheses> decode_in_order(std::size_t count,
+                                             const Decode& decode,
+                                             const Batches& batches) {
+  std::vector<BatchHypotheses> results(count);
+  for (std::size_t b = 0; b < count; ++b) results[b] = decode(batches[b]);
+  return results;
+}
+
+// LibTorch's intra-op thread count for a scope, and the previous count after it.
+class ThreadCountScope {
+ public:
+  explicit ThreadCountScope(int threads) : previous_(at::get_num_threads()) {
+    at::set_num_threads(threads);
+  }
+  ~ThreadCountScope() { at::set_num_threads(previous_); }
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
+
+ private:
+  int previous_;
+};
+
+// On the CPU, batches are decoded by as many worker threads as LibTorch has intra-op threads,
+// each running its operations on a single thread. A decoding step is hundreds of small operations;
+// two threads sharing each of them leave a core idle much of the time, two batches side by side
+// do not (README, CPU). The batches' results do not depend on which worker decodes them.
+template <class Decode>
+std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
+                                                const Decode& decode,
+                                                const Batches& batches) {
+  const auto workers = std::min<std::size_t>(static_cast<std::size_t>(at::get_num_threads()), count);
+  if (workers <= 1) return decode_in_order(count, decode, batches);
+  std::vector<BatchHypotheses> results(count);
+  std::vector<std::exception_ptr> errors(workers);
+  std::atomic<std::size_t> next{0};
+  const auto work = [&](std::size_t worker) {
+    c10::InferenceMode inference;  // thread-local, like the grad mode
+    try {
+      for (std::size_t b = next++; b < count; b = next++) results[b] = decode(batches[b]);
+    } catch (...) {
+      errors[worker] = std::current_exception();
+      next = count;
+    }
+  };
+  {
+    const ThreadCountScope one_thread_each(1);
+    std::vector<std::thread> pool;
+    for (std::size_t worker = 1; worker < workers; ++worker) pool.emplace_back(work, worker);
+    work(0);
+    for (std::thread& thread : pool) thread.join();
+  }
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return results;
+}
+
+}  // namespace
+
 TranslationReport Translator::translate_cleaned(const std::vector<std::string>& cleaned,
                                                 const SearchOptions& options) {
   const auto search = make_search(options);
   c10::InferenceMode inference;
   model_->eval();
+  const WeightFormScope form(model_, weight_form(options.precision, device_));
   TranslationReport report;
   report.results.resize(cleaned.size());
   std::vector<std::vector<int64_t>> encoded(cleaned.size());
   std::vector<std::size_t> order;
+  int64_t longest = 1;
   for (std::size_t i = 0; i < cleaned.size(); ++i) {
     encoded[i] = tokenizers_.source->encode(cleaned[i]);
     if (static_cast<int64_t>(encoded[i].size()) > kMaxInputTokens) {
@@ -65,32 +176,42 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
       report.results[i] = {Translation{}};
     } else {
       order.push_back(i);
+      longest = std::max(longest, static_cast<int64_t>(encoded[i].size()));
     }
   }
   // Longest first: similar lengths share a batch, and memory peaks early if it peaks at all.
   std::stable_sort(order.begin(), order.end(), [&encoded](std::size_t a, std::size_t b) {
     return encoded[a].size() > encoded[b].size();
   });
-  TransformerStepModel step_model(model_);
-  for (std::size_t start = 0; start < order.size();
-       start += static_cast<std::size_t>(options.batch_size)) {
-    const std::vector<std::size_t> batch(
-        order.begin() + static_cast<std::ptrdiff_t>(start),
-        order.begin() + static_cast<std::ptrdiff_t>(std::min(
-                            order.size(), start + static_cast<std::size_t>(options.batch_size))));
+  std::vector<std::vector<std::size_t>> batches;
+  const auto batch_size = static_cast<std::size_t>(options.batch_size);
+  for (std::size_t start = 0; start < order.size(); start += batch_size) {
+    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
+                         order.begin() + static_cast<std::ptrdiff_t>(
+                                             std::min(order.size(), start + batch_size)));
+  }
+  model_->reserve_positions(std::max(longest, output_limit(options.max_len, longest)) + 1,
+                            device_);
+  const auto decode_batch = [&](const std::vector<std::size_t>& batch) {
     std::vector<int64_t> lengths;
     for (const std::size_t i : batch) lengths.push_back(static_cast<int64_t>(encoded[i].size()));
-    const auto hypotheses =
-        search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
-    for (std::size_t r = 0; r < batch.size(); ++r) {
-      auto& out = report.results[batch[r]];
-      for (const Hypothesis& hypothesis : hypotheses[r]) {
+    TransformerStepModel step_model(model_);
+    return search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
+  };
+  const std::vector<std::vector<std::vector<Hypothesis>>> hypotheses =
+      device_.is_cpu() ? decode_in_parallel(batches.size(), decode_batch, batches)
+                       : decode_in_order(batches.size(), decode_batch, batches);
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    for (std::size_t r = 0; r < batches[b].size(); ++r) {
+      auto& out = report.results[batches[b][r]];
+      for (const Hypothesis& hypothesis : hypotheses[b][r]) {
         out.push_back({tokenizers_.target->render(hypothesis.ids),
                        tokenizers_.target->decode(hypothesis.ids), hypothesis.ids,
                        hypothesis.score});
       }
-      if (!hypotheses[r].empty())
-        report.output_tokens += static_cast<int64_t>(hypotheses[r].front().ids.size());
+      if (!hypotheses[b][r].empty()) {
+        report.output_tokens += static_cast<int64_t>(hypotheses[b][r].front().ids.size());
+      }
     }
   }
   return report;

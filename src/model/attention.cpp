@@ -34,7 +34,7 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
   // Under bf16 autocast the scores are bf16; the softmax runs in fp32, where its exponentials and
   // sums keep their precision.
   torch::Tensor weights = torch::softmax(scores, -1, torch::kFloat);
-  torch::Tensor output = torch::matmul(weights, values);
+  torch::Tensor output = torch::matmul(weights.to(values.scalar_type()), values);
   return {output, need_weights ? weights : torch::Tensor()};
 }
 
@@ -42,13 +42,19 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, b
     : d_model_(d_model), heads_(heads) {
   TORCH_CHECK(d_model % heads == 0, "d_model ", d_model, " is not divisible by heads ", heads);
   in_proj_ =
-      register_module("in_proj", torch::nn::Linear(d_model, is_self ? 3 * d_model : d_model));
-  if (!is_self) kv_proj_ = register_module("kv_proj", torch::nn::Linear(d_model, 2 * d_model));
-  out_proj_ = register_module("out_proj", torch::nn::Linear(d_model, d_model));
+      register_module("in_proj", Linear(d_model, is_self ? 3 * d_model : d_model));
+  if (!is_self) kv_proj_ = register_module("kv_proj", Linear(d_model, 2 * d_model));
+  out_proj_ = register_module("out_proj", Linear(d_model, d_model));
 }
 
 torch::Tensor MultiHeadAttentionImpl::split_heads(const torch::Tensor& x) const {
-  return x.view({x.size(0), x.size(1), heads_, d_model_ / heads_}).transpose(1, 2);
+  const torch::Tensor heads =
+      x.view({x.size(0), x.size(1), heads_, d_model_ / heads_}).transpose(1, 2);
+  return heads;
+}
+
+void MultiHeadAttentionImpl::set_heads_form(WeightForm form) {
+  has_bf16_heads_ = form != WeightForm::kFp32;
 }
 
 AttentionOutput MultiHeadAttentionImpl::finish(const AttentionOutput& heads) {

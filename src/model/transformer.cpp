@@ -44,8 +44,8 @@ torch::Tensor sinusoidal_positions(int64_t first,
 }
 
 FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden)
-    : expand_(register_module("expand", torch::nn::Linear(d_model, hidden))),
-      contract_(register_module("contract", torch::nn::Linear(hidden, d_model))) {}
+    : expand_(register_module("expand", Linear(d_model, hidden))),
+      contract_(register_module("contract", Linear(hidden, d_model))) {}
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
   return contract_(torch::relu(expand_(x)));
@@ -167,7 +167,7 @@ TransformerImpl::TransformerImpl(const TransformerOptions& options,
   if (options.tie_embeddings) {
     output_bias_ = register_parameter("output_bias", torch::zeros({target_vocab}));
   } else {
-    output_ = register_module("output", torch::nn::Linear(options.d_model, target_vocab));
+    output_ = register_module("output", Linear(options.d_model, target_vocab));
   }
 }
 
@@ -175,17 +175,21 @@ torch::Tensor TransformerImpl::embed(torch::nn::Embedding& table,
                                      const torch::Tensor& ids,
                                      int64_t first_position) {
   const int64_t length = ids.size(1);
-  // A table made under InferenceMode cannot take part in autograd later: remake it then.
-  const bool is_unusable =
-      positions_.defined() && positions_.is_inference() && !c10::InferenceMode::is_enabled();
-  if (!positions_.defined() || is_unusable || positions_.device() != ids.device() ||
-      positions_.size(0) < first_position + length) {
-    const int64_t capacity = std::max<int64_t>(256, 2 * (first_position + length));
-    positions_ = sinusoidal_positions(0, capacity, options_.d_model, ids.device());
-  }
+  reserve_positions(first_position + length, ids.device());
   torch::Tensor x = table(ids);
   if (options_.scale_embeddings) x = x * std::sqrt(static_cast<double>(options_.d_model));
   return dropout_(x + positions_.narrow(0, first_position, length));
+}
+
+void TransformerImpl::reserve_positions(int64_t count, const torch::Device& device) {
+  // A table made under InferenceMode cannot take part in autograd later: remake it then.
+  const bool is_unusable =
+      positions_.defined() && positions_.is_inference() && !c10::InferenceMode::is_enabled();
+  if (!positions_.defined() || is_unusable || positions_.device() != device ||
+      positions_.size(0) < count) {
+    const int64_t capacity = std::max<int64_t>(256, 2 * count);
+    positions_ = sinusoidal_positions(0, capacity, options_.d_model, device);
+  }
 }
 
 torch::Tensor TransformerImpl::encode(const torch::Tensor& source, AttentionMaps* maps) {
@@ -210,14 +214,22 @@ torch::Tensor TransformerImpl::decode(const torch::Tensor& target,
 }
 
 torch::Tensor TransformerImpl::project(const torch::Tensor& hidden) {
-  if (options_.tie_embeddings)
-    return torch::linear(hidden, target_embedding_->weight, output_bias_);
-  return output_(hidden);
+  if (!options_.tie_embeddings) return output_(hidden);
+  if (tied_output_.form() != WeightForm::kFp32 && !is_training()) return tied_output_.apply(hidden);
+  return torch::linear(hidden, target_embedding_->weight, output_bias_);
 }
 
 torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch::Tensor& target) {
   const torch::Tensor memory = encode(source);
   return project(decode(target, memory, padding_mask(source)));
+}
+
+void TransformerImpl::set_inference_form(WeightForm form) {
+  for (const auto& module : modules(/*include_self=*/false)) {
+    if (auto* linear = module->as<LinearImpl>()) linear->set_inference_form(form);
+    if (auto* attention = module->as<MultiHeadAttentionImpl>()) attention->set_heads_form(form);
+  }
+  if (options_.tie_embeddings) tied_output_.prepare(form, target_embedding_->weight, output_bias_);
 }
 
 DecoderState TransformerImpl::start(const torch::Tensor& memory, const torch::Tensor& source_mask) {

@@ -51,6 +51,8 @@ TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
   EXPECT_EQ(error_of({{"data", "x"}}), "data: expected an object, got \"x\"");
   EXPECT_EQ(error_of({{"decode", {{"top_p", 0}}}}),
             "decode.top_p: expected a number in (0, 1], got 0");
+  EXPECT_EQ(error_of({{"decode", {{"precision", "fp16"}}}}),
+            "decode.precision: expected one of \"auto\", \"fp32\", \"bf16\", \"int8\", got \"fp16\"");
   EXPECT_EQ(error_of({{"train", {{"device", "tpu"}}}}),
             "train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"tpu\"");
 }
@@ -73,7 +75,7 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
       {"text", {{"clean", "normalize"}, {"tokenizer", "sentencepiece"}, {"vocab_size", 4000}}},
       {"model", {{"norm", "pre"}, {"tie_embeddings", true}, {"d_model", 64}, {"heads", 4}}},
       {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
-      {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}}}};
+      {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}, {"precision", "int8"}}}};
   const Config config = config_from_json(input);
   const json written = config_to_json(config);
   EXPECT_EQ(config_to_json(config_from_json(written)), written);
@@ -81,6 +83,8 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(written["model"]["norm"], "pre");
   EXPECT_EQ(written["train"]["max_tokens"], 1000);
   EXPECT_EQ(written["decode"]["n_best"], 2);
+  EXPECT_EQ(written["decode"]["precision"], "int8");
+  EXPECT_EQ(written["train"]["precision"], "bf16");
 }
 
 TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {

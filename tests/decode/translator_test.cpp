@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <ATen/Parallel.h>
+
+#include "nmt/cpu_features.h"
 #include "nmt/decode/transformer_step_model.h"
+#include "nmt/model/linear.h"
 #include "nmt/text/vocab.h"
 #include "nmt/text/word_tokenizer.h"
 #include "torch_test_utils.h"
@@ -92,6 +96,52 @@ TEST(TranslatorTest, UnknownWordsAndOverlongInputsDoNotFail) {
   const TranslationReport report = translator.translate({"zzz unknown words", long_input}, options);
   EXPECT_EQ(report.truncated_inputs, 1);
   EXPECT_LE(report.results[1][0].ids.size(), 5u);
+}
+
+// Batches decoded side by side by several worker threads give exactly the results of one thread
+// decoding them in order, and every precision leaves the model in fp32 afterwards.
+TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) {
+  auto model = testing::tiny_model(model::NormPosition::kPre, 12, 2);
+  Translator translator(model, words(), text::CleanMode::kNotebook, torch::kCPU);
+  const std::vector<std::string> inputs = {"a b c d", "h g f", "b", "c d e f g", "e", "d c"};
+  const auto source = torch::tensor({{4, 5, 6}}, torch::kLong);
+  const auto before = model->forward(source, source);
+  for (const Strategy strategy : {Strategy::kGreedy, Strategy::kBeam}) {
+    SearchOptions options;
+    options.strategy = strategy;
+    options.batch_size = 1;
+    options.precision = Precision::kFp32;
+    const int threads = at::get_num_threads();
+    at::set_num_threads(1);
+    const TranslationReport in_order = translator.translate(inputs, options);
+    at::set_num_threads(2);
+    const TranslationReport side_by_side = translator.translate(inputs, options);
+    EXPECT_EQ(at::get_num_threads(), 2) << "the thread count is restored";
+    at::set_num_threads(threads);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      EXPECT_EQ(side_by_side.results[i][0].ids, in_order.results[i][0].ids) << inputs[i];
+      EXPECT_EQ(side_by_side.results[i][0].score, in_order.results[i][0].score) << inputs[i];
+    }
+    for (const Precision precision : {Precision::kBf16, Precision::kInt8}) {
+      if (precision == Precision::kInt8 && !(model::has_int8_inference() && cpu_has_avx512_vnni())) {
+        continue;
+      }
+      options.precision = precision;
+      EXPECT_EQ(translator.translate(inputs, options).results.size(), inputs.size());
+    }
+  }
+  EXPECT_TRUE(torch::equal(model->forward(source, source), before));
+}
+
+TEST(DecodePrecisionTest, AutoIsInt8OnlyOnACpuWithVnni) {
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_vnni=*/true),
+            Precision::kInt8);
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_vnni=*/false),
+            Precision::kFp32);
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/true, /*cpu_has_vnni=*/true),
+            Precision::kFp32);
+  EXPECT_EQ(resolve_precision(Precision::kBf16, /*is_cuda=*/true, /*cpu_has_vnni=*/false),
+            Precision::kBf16);
 }
 
 }  // namespace

@@ -9,6 +9,10 @@ namespace nmt::decode {
 
 enum class Strategy { kGreedy, kSample, kBeam };
 
+// The number format of the model's matrix products while decoding (model/linear.h). `auto` is
+// resolved by resolve_precision().
+enum class Precision { kAuto, kFp32, kBf16, kInt8 };
+
 struct SearchOptions {
   Strategy strategy = Strategy::kGreedy;
   int64_t beam_size = 5;        // hypotheses kept per sentence by beam search
@@ -20,8 +24,14 @@ struct SearchOptions {
   double top_p = 1.0;           // sampling: keep the smallest set with this much probability
   uint64_t seed = 23;           // sampling generator seed
   int64_t batch_size = 64;      // sentences decoded together
+  Precision precision = Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
 
   void validate() const;
 };
+
+// The format `precision` means on this machine: kAuto is int8 on a CPU with AVX512-VNNI and a
+// quantised engine, where it measured fastest at the same BLEU (README, CPU), and fp32 elsewhere
+// (on CUDA, and on CPUs without the instructions). Explicit choices are kept.
+Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_has_vnni);
 
 }  // namespace nmt::decode

@@ -15,7 +15,7 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/embedding.h>
-#include <torch/nn/modules/linear.h>
+#include "nmt/model/linear.h"
 #include <torch/nn/modules/normalization.h>
 
 #include <vector>
@@ -38,8 +38,8 @@ class FeedForwardImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
-  torch::nn::Linear expand_{nullptr};
-  torch::nn::Linear contract_{nullptr};
+  Linear expand_{nullptr};
+  Linear contract_{nullptr};
 };
 TORCH_MODULE(FeedForward);
 
@@ -134,6 +134,14 @@ class TransformerImpl : public torch::nn::Module {
   // Keeps (and reorders) the state's rows: rows int64 [R'] indexes the current rows.
   static void keep_rows(DecoderState& state, const torch::Tensor& rows);
 
+  // The number format of every matrix product outside training (linear.h); kFp32 by default.
+  // Copies the current weights into that form: call it again after they change.
+  void set_inference_form(WeightForm form);
+
+  // Makes the position table hold `count` positions on device. Forward passes grow it on demand;
+  // several threads decoding with one model must reserve first, so that none of them writes it.
+  void reserve_positions(int64_t count, const torch::Device& device);
+
   const TransformerOptions& options() const { return options_; }
   int64_t source_vocab() const { return source_vocab_; }
   int64_t target_vocab() const { return target_vocab_; }
@@ -153,8 +161,9 @@ class TransformerImpl : public torch::nn::Module {
   torch::nn::ModuleList decoder_;
   torch::nn::LayerNorm encoder_norm_{nullptr};  // pre-norm only
   torch::nn::LayerNorm decoder_norm_{nullptr};  // pre-norm only
-  torch::nn::Linear output_{nullptr};           // untied output projection
+  Linear output_{nullptr};                      // untied output projection
   torch::Tensor output_bias_;                   // tied: the projection is the target embedding's
+  InferenceWeight tied_output_;                 // tied: its inference form
   torch::Tensor positions_;  // cached sinusoid table, grown on demand (not saved)
 };
 TORCH_MODULE(Transformer);

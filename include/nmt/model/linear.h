@@ -1,0 +1,61 @@
+// A fully connected layer, y = x W^T + b, that can also run in a faster number format for
+// inference. Its parameters, their names ("weight", "bias"), order and initialisation are exactly
+// torch::nn::Linear's, so checkpoints, optimiser state and training are unchanged by it.
+//
+//  - kFp32: at::linear on the fp32 weights (always while training).
+//  - kBf16: a bf16 copy of the weights; the input is cast to bf16 and the output is bf16.
+//  - kInt8: dynamic quantisation: the weights int8 per output row, each input row quantised when
+//    it arrives, integer products by oneDNN (AVX512-VNNI); fp32 in and out. LibTorch's own
+//    dynamic-quantised linear was measured and not used: its oneDNN path builds a new kernel for
+//    every input scale, about 1 ms a call (README, CPU).
+//
+// Shapes: x [..., in] -> [..., out]. Throws c10::Error on shape mismatches; never logs.
+#pragma once
+
+#include <memory>
+
+#include <torch/nn/module.h>
+
+namespace nmt::model {
+
+struct Int8Matrix;  // src/model/int8_matmul.h
+
+// The number format a model's matrix products run in at inference time.
+enum class WeightForm { kFp32, kBf16, kInt8 };
+
+// A weight matrix [out, in] (and bias [out]) held in one WeightForm for inference.
+class InferenceWeight {
+ public:
+  // Prepares the form of weight and bias (copies them: later changes to them are not seen).
+  void prepare(WeightForm form, const torch::Tensor& weight, const torch::Tensor& bias);
+  WeightForm form() const { return form_; }
+  // x W^T + b in the prepared form; requires form() != kFp32.
+  torch::Tensor apply(const torch::Tensor& x) const;
+
+ private:
+  WeightForm form_ = WeightForm::kFp32;
+  torch::Tensor weight_;  // bf16
+  torch::Tensor bias_;    // bf16, or fp32 for int8
+  std::shared_ptr<const Int8Matrix> int8_;
+};
+
+class LinearImpl : public torch::nn::Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features);
+
+  torch::Tensor forward(const torch::Tensor& x);
+  // The form used outside training; kFp32 drops any other form's copies.
+  void set_inference_form(WeightForm form);
+
+  torch::Tensor weight;  // [out, in]
+  torch::Tensor bias;    // [out]
+
+ private:
+  InferenceWeight inference_;
+};
+TORCH_MODULE(Linear);
+
+// True when this build can run WeightForm::kInt8 (it found oneDNN's headers).
+bool has_int8_inference();
+
+}  // namespace nmt::model

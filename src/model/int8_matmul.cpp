@@ -1,0 +1,113 @@
+#include "model/int8_matmul.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#ifdef NMT_WITH_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+namespace nmt::model {
+namespace {
+
+// The element loops below are the only per-element work outside the GEMM; they are compiled
+// for AVX-512 as well as the baseline and the processor picks one when the program loads.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define NMT_VECTOR_CLONES
+#endif
+
+// Row of n floats -> int8 with scale max|x| / 127; returns the scale.
+NMT_VECTOR_CLONES float quantize_row(const float* x, int64_t n, int8_t* out) {
+  float largest = 0.0f;
+  for (int64_t k = 0; k < n; ++k) largest = std::max(largest, std::fabs(x[k]));
+  const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
+  const float inverse = 1.0f / scale;
+  for (int64_t k = 0; k < n; ++k) out[k] = static_cast<int8_t>(std::nearbyint(x[k] * inverse));
+  return scale;
+}
+
+// One output row: y[j] = row_scale * column_scales[j] * sums[j] + bias[j].
+NMT_VECTOR_CLONES void dequantize_row(const int32_t* sums,
+                                      int64_t n,
+                                      float row_scale,
+                                      const float* column_scales,
+                                      const float* bias,
+                                      float* y) {
+  if (bias) {
+    for (int64_t j = 0; j < n; ++j) {
+      y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]) + bias[j];
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]);
+  }
+}
+
+}  // namespace
+
+bool has_int8_matmul() {
+#ifdef NMT_WITH_DNNL
+  return true;
+#else
+  return false;
+#endif
+}
+
+Int8Matrix quantize_rows(const at::Tensor& weight) {
+  const at::Tensor w = weight.detach().to(at::kFloat).contiguous().cpu();
+  Int8Matrix matrix;
+  matrix.rows = w.size(0);
+  matrix.cols = w.size(1);
+  matrix.values.resize(static_cast<std::size_t>(matrix.rows * matrix.cols));
+  matrix.scales.resize(static_cast<std::size_t>(matrix.rows));
+  const float* data = w.data_ptr<float>();
+  at::parallel_for(0, matrix.rows, 64, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      matrix.scales[static_cast<std::size_t>(r)] = quantize_row(
+          data + r * matrix.cols, matrix.cols, matrix.values.data() + r * matrix.cols);
+    }
+  });
+  return matrix;
+}
+
+at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::Tensor& bias) {
+  TORCH_CHECK(has_int8_matmul(), "int8 inference needs oneDNN: rebuild nmt with libdnnl-dev");
+  TORCH_CHECK(x.dim() == 2 && x.size(1) == weight.cols, "int8_linear: expected input [M, ",
+              weight.cols, "], got ", x.sizes());
+  const at::Tensor input = x.to(at::kFloat).contiguous();
+  const int64_t m = input.size(0);
+  const int64_t k = weight.cols;
+  const int64_t n = weight.rows;
+  std::vector<int8_t> quantized(static_cast<std::size_t>(m * k));
+  std::vector<float> row_scales(static_cast<std::size_t>(m));
+  const float* in = input.data_ptr<float>();
+  for (int64_t i = 0; i < m; ++i) {
+    row_scales[static_cast<std::size_t>(i)] = quantize_row(in + i * k, k, quantized.data() + i * k);
+  }
+  at::Tensor sums = at::empty({m, n}, at::kInt);
+#ifdef NMT_WITH_DNNL
+  const int32_t no_offset = 0;
+  const dnnl_status_t status =
+      dnnl_gemm_s8s8s32('N', 'T', 'F', m, n, k, 1.0f, quantized.data(), k, 0,
+                        weight.values.data(), k, 0, 0.0f, sums.data_ptr<int32_t>(), n, &no_offset);
+  TORCH_CHECK(status == dnnl_success, "oneDNN int8 GEMM failed with status ", status);
+#endif
+  at::Tensor y = at::empty({m, n}, at::kFloat);
+  const at::Tensor bias_float = bias.defined() ? bias.to(at::kFloat).contiguous() : at::Tensor();
+  const float* bias_data = bias_float.defined() ? bias_float.data_ptr<float>() : nullptr;
+  const int32_t* sums_data = sums.data_ptr<int32_t>();
+  float* out = y.data_ptr<float>();
+  at::parallel_for(0, m, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      dequantize_row(sums_data + i * n, n, row_scales[static_cast<std::size_t>(i)],
+                     weight.scales.data(), bias_data, out + i * n);
+    }
+  });
+  return y;
+}
+
+}  // namespace nmt::model

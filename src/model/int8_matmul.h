@@ -1,0 +1,31 @@
+// int8 matrix products for CPU inference through oneDNN's integer GEMM (dnnl_gemm_s8s8s32, which
+// uses AVX512-VNNI where the processor has it). Weights are quantised once, symmetrically per
+// output row; each input row is quantised symmetrically when it arrives, so both scales factor
+// out of the integer sums:  y[i, j] = sx[i] * sw[j] * sum_k xq[i, k] wq[j, k] + b[j].
+// Built only where oneDNN's headers are found (NMT_WITH_DNNL); private to src/model.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+namespace nmt::model {
+
+// A weight matrix [rows, cols] as int8 values and one fp32 scale per row.
+struct Int8Matrix {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<int8_t> values;  // row-major
+  std::vector<float> scales;   // per row: value * scale = weight
+};
+
+// True when this build has oneDNN's integer GEMM.
+bool has_int8_matmul();
+
+Int8Matrix quantize_rows(const at::Tensor& weight);
+
+// x [M, cols] float -> x W^T + bias [M, rows] float (bias may be undefined).
+at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::Tensor& bias);
+
+}  // namespace nmt::model

@@ -1,0 +1,68 @@
+#include "nmt/model/linear.h"
+
+#include <gtest/gtest.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
+#include "model/int8_matmul.h"
+#include "torch_test_utils.h"
+
+namespace nmt::model {
+namespace {
+
+// Checkpoints name the parameters of torch::nn::Linear; the same seed must give the same weights.
+TEST(LinearTest, MatchesTorchLinearInNamesInitialisationAndOutput) {
+  torch::manual_seed(3);
+  torch::nn::Linear reference(24, 40);
+  torch::manual_seed(3);
+  Linear ours(24, 40);
+  const auto expected = reference->named_parameters();
+  const auto actual = ours->named_parameters();
+  ASSERT_EQ(actual.keys(), expected.keys());
+  for (const auto& item : expected) EXPECT_TRUE(torch::equal(actual[item.key()], item.value()));
+  const auto x = torch::randn({5, 24});
+  EXPECT_TRUE(torch::equal(ours(x), reference(x)));
+}
+
+double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
+  return ((a.to(torch::kFloat) - b).norm() / b.norm()).item<double>();
+}
+
+TEST(LinearTest, Bf16AndInt8FormsStayCloseToFp32AndTrainingIgnoresThem) {
+  torch::manual_seed(4);
+  Linear linear(64, 96);
+  linear->eval();
+  const auto x = torch::randn({3, 7, 64});
+  const auto fp32 = linear(x);
+  linear->set_inference_form(WeightForm::kBf16);
+  const auto bf16 = linear(x);
+  EXPECT_EQ(bf16.scalar_type(), torch::kBFloat16);
+  EXPECT_LT(relative_error(bf16, fp32), 1e-2);
+  if (has_int8_inference()) {
+    linear->set_inference_form(WeightForm::kInt8);
+    const auto int8 = linear(x);
+    EXPECT_EQ(int8.sizes(), fp32.sizes());
+    EXPECT_EQ(int8.scalar_type(), torch::kFloat);
+    EXPECT_LT(relative_error(int8, fp32), 2e-2);
+    EXPECT_GT(relative_error(int8, fp32), 0.0) << "the int8 form is really used";
+  }
+  linear->train();
+  EXPECT_TRUE(torch::equal(linear(x), fp32)) << "training always computes in fp32";
+  linear->eval();
+  linear->set_inference_form(WeightForm::kFp32);
+  EXPECT_TRUE(torch::equal(linear(x), fp32));
+}
+
+// Integers chosen so that the quantisation is exact: then the int8 product equals fp32 exactly.
+TEST(Int8MatmulTest, ExactOnValuesTheQuantisationRepresents) {
+  if (!has_int8_matmul()) GTEST_SKIP() << "built without oneDNN";
+  const auto weight = torch::tensor({{127.0, -127.0, 0.0, 1.0}, {2.0, 4.0, -127.0, 127.0}});
+  const auto x = torch::tensor({{127.0, 3.0, -5.0, -127.0}, {0.0, 0.0, 0.0, 0.0}});
+  const auto bias = torch::tensor({0.5, -1.0});
+  const Int8Matrix matrix = quantize_rows(weight);
+  EXPECT_EQ(matrix.scales, (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_TRUE(torch::equal(int8_linear(x, matrix, bias), torch::linear(x, weight, bias)));
+}
+
+}  // namespace
+}  // namespace nmt::model
