@@ -48,14 +48,9 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, b
 }
 
 torch::Tensor MultiHeadAttentionImpl::split_heads(const torch::Tensor& x) const {
-  const torch::Tensor heads =
-      x.view({x.size(0), x.size(1), heads_, d_model_ / heads_}).transpose(1, 2);
-  return heads;
+  return x.view({x.size(0), x.size(1), heads_, d_model_ / heads_}).transpose(1, 2);
 }
 
-void MultiHeadAttentionImpl::set_heads_form(WeightForm form) {
-  has_bf16_heads_ = form != WeightForm::kFp32;
-}
 
 AttentionOutput MultiHeadAttentionImpl::finish(const AttentionOutput& heads) {
   const torch::Tensor& o = heads.output;  // [B, H, T, Dh]

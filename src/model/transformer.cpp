@@ -227,7 +227,6 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
 void TransformerImpl::set_inference_form(WeightForm form) {
   for (const auto& module : modules(/*include_self=*/false)) {
     if (auto* linear = module->as<LinearImpl>()) linear->set_inference_form(form);
-    if (auto* attention = module->as<MultiHeadAttentionImpl>()) attention->set_heads_form(form);
   }
   if (options_.tie_embeddings) tied_output_.prepare(form, target_embedding_->weight, output_bias_);
 }

@@ -54,11 +54,6 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
                                const torch::Tensor& mask,
                                bool need_weights = false);
 
-  // Outside training, with the projections in any form but kFp32 (linear.h), the heads (queries,
-  // keys, values and the decoding caches) are bf16: LibTorch multiplies bf16 heads in one batched
-  // oneDNN call, where fp32 falls back to one small product per head.
-  void set_heads_form(WeightForm form);
-
   // Keys and values of memory [B, S, D], computed once per sentence for cross-attention.
   KeyValue project_memory(const torch::Tensor& memory);
   // One decoding step of self-attention: x [B, 1, D]; appends this position's keys/values to cache.
@@ -77,7 +72,6 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
 
   int64_t d_model_;
   int64_t heads_;
-  bool has_bf16_heads_ = false;
   Linear in_proj_{nullptr};   // self: [3D, D]; cross: queries [D, D]
   Linear kv_proj_{nullptr};   // cross only: keys and values [2D, D]
   Linear out_proj_{nullptr};  // [D, D]
