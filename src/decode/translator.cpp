@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "nmt/cpu_features.h"
-#include "nmt/error.h"
 #include "nmt/decode/transformer_step_model.h"
+#include "nmt/error.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::decode {
@@ -53,26 +53,6 @@ TranslationReport Translator::translate(const std::vector<std::string>& sentence
 }
 
 namespace {
-
-model::WeightForm weight_form(Precision precision, const c10::Device& device) {
-  const bool has_int8 = model::has_int8_inference() && cpu_has_avx512_vnni();
-  switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
-    case Precision::kBf16:
-      return model::WeightForm::kBf16;
-    case Precision::kInt8:
-      // Without VNNI, oneDNN's int8 kernels add pairs of products in 16 bits, which can saturate.
-      if (device.is_cuda() || !has_int8) {
-        throw ConfigError(
-            "decode.precision: int8 needs the CPU, one with AVX512-VNNI, and nmt built with oneDNN "
-            "(libdnnl-dev); use bf16 or fp32 here");
-      }
-      return model::WeightForm::kInt8;
-    case Precision::kAuto:
-    case Precision::kFp32:
-      break;
-  }
-  return model::WeightForm::kFp32;
-}
 
 // The model's matrix products in a decoding format for the scope's lifetime, fp32 again after,
 // so that nothing else (a validation loss, training) sees the copies.
@@ -126,7 +106,8 @@ template <class Decode>
 std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
                                                 const Decode& decode,
                                                 const Batches& batches) {
-  const auto workers = std::min<std::size_t>(static_cast<std::size_t>(at::get_num_threads()), count);
+  const auto workers =
+      std::min<std::size_t>(static_cast<std::size_t>(at::get_num_threads()), count);
   if (workers <= 1) return decode_in_order(count, decode, batches);
   std::vector<BatchHypotheses> results(count);
   std::vector<std::exception_ptr> errors(workers);
@@ -155,12 +136,32 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
 
 }  // namespace
 
+model::WeightForm decoding_form(Precision precision, const c10::Device& device) {
+  const bool has_int8 = model::has_int8_inference() && cpu_has_avx512_vnni();
+  switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
+    case Precision::kBf16:
+      return model::WeightForm::kBf16;
+    case Precision::kInt8:
+      // Without VNNI, oneDNN's int8 kernels add pairs of products in 16 bits, which can saturate.
+      if (device.is_cuda() || !has_int8) {
+        throw ConfigError(
+            "decode.precision: int8 needs the CPU, one with AVX512-VNNI, and nmt built with oneDNN "
+            "(libdnnl-dev); use bf16 or fp32 here");
+      }
+      return model::WeightForm::kInt8;
+    case Precision::kAuto:
+    case Precision::kFp32:
+      break;
+  }
+  return model::WeightForm::kFp32;
+}
+
 TranslationReport Translator::translate_cleaned(const std::vector<std::string>& cleaned,
                                                 const SearchOptions& options) {
   const auto search = make_search(options);
   c10::InferenceMode inference;
   model_->eval();
-  const WeightFormScope form(model_, weight_form(options.precision, device_));
+  const WeightFormScope form(model_, decoding_form(options.precision, device_));
   TranslationReport report;
   report.results.resize(cleaned.size());
   std::vector<std::vector<int64_t>> encoded(cleaned.size());
@@ -186,21 +187,27 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
   std::vector<std::vector<std::size_t>> batches;
   const auto batch_size = static_cast<std::size_t>(options.batch_size);
   for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
-                         order.begin() + static_cast<std::ptrdiff_t>(
-                                             std::min(order.size(), start + batch_size)));
+    batches.emplace_back(
+        order.begin() + static_cast<std::ptrdiff_t>(start),
+        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
   }
-  model_->reserve_positions(std::max(longest, output_limit(options.max_len, longest)) + 1,
-                            device_);
+  model_->reserve_positions(std::max(longest, output_limit(options.max_len, longest)) + 1, device_);
+  std::atomic<int64_t> source_positions{0};
+  std::atomic<int64_t> step_rows{0};
   const auto decode_batch = [&](const std::vector<std::size_t>& batch) {
     std::vector<int64_t> lengths;
     for (const std::size_t i : batch) lengths.push_back(static_cast<int64_t>(encoded[i].size()));
     TransformerStepModel step_model(model_);
-    return search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
+    auto hypotheses = search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
+    source_positions += step_model.source_positions();
+    step_rows += step_model.step_rows();
+    return hypotheses;
   };
   const std::vector<std::vector<std::vector<Hypothesis>>> hypotheses =
       device_.is_cpu() ? decode_in_parallel(batches.size(), decode_batch, batches)
                        : decode_in_order(batches.size(), decode_batch, batches);
+  report.source_positions = source_positions;
+  report.step_rows = step_rows;
   for (std::size_t b = 0; b < batches.size(); ++b) {
     for (std::size_t r = 0; r < batches[b].size(); ++r) {
       auto& out = report.results[batches[b][r]];

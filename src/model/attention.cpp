@@ -41,8 +41,7 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, bool is_self)
     : d_model_(d_model), heads_(heads) {
   TORCH_CHECK(d_model % heads == 0, "d_model ", d_model, " is not divisible by heads ", heads);
-  in_proj_ =
-      register_module("in_proj", Linear(d_model, is_self ? 3 * d_model : d_model));
+  in_proj_ = register_module("in_proj", Linear(d_model, is_self ? 3 * d_model : d_model));
   if (!is_self) kv_proj_ = register_module("kv_proj", Linear(d_model, 2 * d_model));
   out_proj_ = register_module("out_proj", Linear(d_model, d_model));
 }
@@ -50,7 +49,6 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, b
 torch::Tensor MultiHeadAttentionImpl::split_heads(const torch::Tensor& x) const {
   return x.view({x.size(0), x.size(1), heads_, d_model_ / heads_}).transpose(1, 2);
 }
-
 
 AttentionOutput MultiHeadAttentionImpl::finish(const AttentionOutput& heads) {
   const torch::Tensor& o = heads.output;  // [B, H, T, Dh]

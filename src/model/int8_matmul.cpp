@@ -1,10 +1,10 @@
 #include "model/int8_matmul.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
 
 #ifdef NMT_WITH_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -43,7 +43,8 @@ NMT_VECTOR_CLONES void dequantize_row(const int32_t* sums,
       y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]) + bias[j];
     }
   } else {
-    for (int64_t j = 0; j < n; ++j) y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]);
+    for (int64_t j = 0; j < n; ++j)
+      y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]);
   }
 }
 
@@ -67,8 +68,8 @@ Int8Matrix quantize_rows(const at::Tensor& weight) {
   const float* data = w.data_ptr<float>();
   at::parallel_for(0, matrix.rows, 64, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      matrix.scales[static_cast<std::size_t>(r)] = quantize_row(
-          data + r * matrix.cols, matrix.cols, matrix.values.data() + r * matrix.cols);
+      matrix.scales[static_cast<std::size_t>(r)] =
+          quantize_row(data + r * matrix.cols, matrix.cols, matrix.values.data() + r * matrix.cols);
     }
   });
   return matrix;
@@ -92,8 +93,8 @@ at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::
 #ifdef NMT_WITH_DNNL
   const int32_t no_offset = 0;
   const dnnl_status_t status =
-      dnnl_gemm_s8s8s32('N', 'T', 'F', m, n, k, 1.0f, quantized.data(), k, 0,
-                        weight.values.data(), k, 0, 0.0f, sums.data_ptr<int32_t>(), n, &no_offset);
+      dnnl_gemm_s8s8s32('N', 'T', 'F', m, n, k, 1.0f, quantized.data(), k, 0, weight.values.data(),
+                        k, 0, 0.0f, sums.data_ptr<int32_t>(), n, &no_offset);
   TORCH_CHECK(status == dnnl_success, "oneDNN int8 GEMM failed with status ", status);
 #endif
   at::Tensor y = at::empty({m, n}, at::kFloat);

@@ -5,10 +5,10 @@
 // Built only where oneDNN's headers are found (NMT_WITH_DNNL); private to src/model.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 namespace nmt::model {
 

@@ -1,9 +1,9 @@
 #include "nmt/model/linear.h"
 
-#include <cmath>
-
 #include <ATen/ATen.h>
 #include <torch/nn/init.h>
+
+#include <cmath>
 
 #include "model/int8_matmul.h"
 

@@ -1,9 +1,11 @@
 // The measurements shared by the benchmarks: memory, GEMM peak, FLOPs of a step.
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 #include <sys/resource.h>
 #include <torch/cuda.h>
 
 #include <chrono>
+#include <functional>
 
 #include "nmt/run/bench.h"
 
@@ -15,22 +17,30 @@ double peak_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
-double measure_gemm_peak(const c10::Device& device, bool use_bf16) {
+double measure_gemm_peak(const c10::Device& device, model::WeightForm form) {
   const int64_t n = device.is_cuda() ? 8192 : 1024;
-  const auto options =
-      at::TensorOptions().device(device).dtype(use_bf16 ? at::kBFloat16 : at::kFloat);
+  const auto options = at::TensorOptions().device(device).dtype(
+      form == model::WeightForm::kBf16 ? at::kBFloat16 : at::kFloat);
   const at::Tensor a = at::randn({n, n}, options);
   const at::Tensor b = at::randn({n, n}, options);
+  model::Linear int8(n, n);
+  std::function<void()> multiply = [&] { a.mm(b); };
+  if (form == model::WeightForm::kInt8) {
+    int8->eval();
+    int8->set_inference_form(model::WeightForm::kInt8);
+    multiply = [&] { int8(a); };
+  }
   auto sync = [&] {
     if (device.is_cuda()) torch::cuda::synchronize();
   };
-  for (int i = 0; i < 3; ++i) a.mm(b);
+  c10::InferenceMode inference;
+  for (int i = 0; i < 3; ++i) multiply();
   sync();
   int iterations = 0;
   const auto start = std::chrono::steady_clock::now();
   double seconds = 0.0;
   while (seconds < 0.5) {
-    a.mm(b);
+    multiply();
     ++iterations;
     if (iterations % 4 == 0 || !device.is_cuda()) {
       sync();
@@ -40,6 +50,23 @@ double measure_gemm_peak(const c10::Device& device, bool use_bf16) {
   sync();
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return 2.0 * static_cast<double>(n) * n * n * iterations / seconds;
+}
+
+double translation_flops(const model::TransformerOptions& options,
+                         int64_t target_vocab,
+                         int64_t source_positions,
+                         int64_t step_rows) {
+  const double d = static_cast<double>(options.d_model);
+  const double f = static_cast<double>(options.ff_mult) * d;
+  const double layers = static_cast<double>(options.layers);
+  // 2 FLOPs per multiply-add. Encoder layer: Q, K, V, output and feed-forward; the decoder's
+  // cross-attention keys and values of every source position once.
+  const double per_source = layers * 2 * (4 * d * d + 2 * d * f) + layers * 2 * 2 * d * d;
+  // Decoder layer per row and step: self Q, K, V and output, cross Q and output, feed-forward.
+  const double per_step =
+      layers * 2 * (6 * d * d + 2 * d * f) + 2 * d * static_cast<double>(target_vocab);
+  return static_cast<double>(source_positions) * per_source +
+         static_cast<double>(step_rows) * per_step;
 }
 
 double training_flops(const model::TransformerOptions& options,

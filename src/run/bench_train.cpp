@@ -164,7 +164,8 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
   Totals totals = run_steps(trainer, config, target_vocab, options.warmup, options.steps,
                             device.is_cpu() ? MeasurePhases::kYes : MeasurePhases::kNo);
   if (device.is_cuda()) totals.phases = cuda_phases(trainer, config, target_vocab, options);
-  const double peak = measure_gemm_peak(device, uses_bf16);
+  const double peak =
+      measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
   return result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
 }
 

@@ -31,6 +31,11 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double sentences = static_cast<double>(options.sentences);
+  const model::WeightForm form = decode::decoding_form(decoding.precision, run.device);
+  const double peak = measure_gemm_peak(run.device, form);
+  const double flops = translation_flops(run.config.model, run.tokenizers.target->size(),
+                                         report.source_positions, report.step_rows);
+  static constexpr const char* kFormNames[] = {"fp32", "bf16", "int8"};
   return {{"device", describe_device(run.device)},
           {"threads", run.threads},
           {"strategy", config_to_json(run.config)["decode"]["strategy"]},
@@ -40,7 +45,10 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
           {"seconds", seconds},
           {"sentences_per_s", sentences / seconds},
           {"output_tokens_per_s", static_cast<double>(report.output_tokens) / seconds},
-          {"peak_rss_mib", peak_rss_mib()}};
+          {"precision", kFormNames[static_cast<int>(form)]},
+          {"peak_rss_mib", peak_rss_mib()},
+          {"gemm_peak_gflops", peak / 1e9},
+          {"mfu", flops / seconds / peak}};
 }
 
 std::string bench_translate_text(const nlohmann::json& result,
@@ -50,11 +58,14 @@ std::string bench_translate_text(const nlohmann::json& result,
       "{} sentences of {}/{}.tsv, {} (beam {}), batches of {}, on {}\n"
       "  sentences/s      {:10.1f}\n"
       "  output tokens/s  {:10.1f}\n"
-      "  peak RSS         {:8.0f} MiB\n",
+      "  peak RSS         {:8.0f} MiB\n"
+      "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s {} GEMM\n",
       options.sentences, run.dir.path(), options.split, result["strategy"].get<std::string>(),
       result["beam_size"].get<int64_t>(), result["batch_size"].get<int64_t>(),
       result["device"].get<std::string>(), result["sentences_per_s"].get<double>(),
-      result["output_tokens_per_s"].get<double>(), result["peak_rss_mib"].get<double>());
+      result["output_tokens_per_s"].get<double>(), result["peak_rss_mib"].get<double>(),
+      100.0 * result["mfu"].get<double>(), result["gemm_peak_gflops"].get<double>(),
+      result["precision"].get<std::string>());
 }
 
 }  // namespace nmt::run

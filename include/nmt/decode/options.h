@@ -24,7 +24,8 @@ struct SearchOptions {
   double top_p = 1.0;           // sampling: keep the smallest set with this much probability
   uint64_t seed = 23;           // sampling generator seed
   int64_t batch_size = 64;      // sentences decoded together
-  Precision precision = Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
+  Precision precision =
+      Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
 
   void validate() const;
 };

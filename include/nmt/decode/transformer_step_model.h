@@ -17,9 +17,16 @@ class TransformerStepModel final : public StepModel {
   at::Tensor step(const at::Tensor& last_ids) override;
   void keep_rows(const at::Tensor& rows) override;
 
+  // Work done so far, for throughput figures: source positions encoded (padding included) and
+  // decoder rows stepped (one per hypothesis per step).
+  int64_t source_positions() const { return source_positions_; }
+  int64_t step_rows() const { return step_rows_; }
+
  private:
   model::Transformer model_;
   model::DecoderState state_;
+  int64_t source_positions_ = 0;
+  int64_t step_rows_ = 0;
 };
 
 }  // namespace nmt::decode

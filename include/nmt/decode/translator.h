@@ -30,7 +30,13 @@ struct TranslationReport {
   std::vector<std::vector<Translation>> results;  // per input, n-best (best first)
   int64_t truncated_inputs = 0;                   // inputs cut to kMaxInputTokens
   int64_t output_tokens = 0;                      // tokens produced, best hypotheses only
+  int64_t source_positions = 0;                   // source positions encoded, padding included
+  int64_t step_rows = 0;                          // decoder rows stepped, all hypotheses
 };
+
+// The number format decoding uses for `precision` on device (resolve_precision with this
+// machine's processor and build). Throws ConfigError for int8 where it cannot run.
+model::WeightForm decoding_form(Precision precision, const c10::Device& device);
 
 class Translator {
  public:

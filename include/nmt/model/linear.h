@@ -12,9 +12,9 @@
 // Shapes: x [..., in] -> [..., out]. Throws c10::Error on shape mismatches; never logs.
 #pragma once
 
-#include <memory>
-
 #include <torch/nn/module.h>
+
+#include <memory>
 
 namespace nmt::model {
 

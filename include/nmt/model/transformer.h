@@ -15,12 +15,12 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/embedding.h>
-#include "nmt/model/linear.h"
 #include <torch/nn/modules/normalization.h>
 
 #include <vector>
 
 #include "nmt/model/attention.h"
+#include "nmt/model/linear.h"
 #include "nmt/model/options.h"
 
 namespace nmt::model {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "nmt/config.h"
+#include "nmt/model/linear.h"
 #include "nmt/model/options.h"
 #include "nmt/run/open_run.h"
 
@@ -19,9 +20,10 @@ namespace nmt::run {
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib();
 
-// Dense matrix-multiply throughput measured on device, in FLOP/s: square matrices of 1024 on the
-// CPU, 8192 on CUDA, in bf16 (use_bf16) or fp32.
-double measure_gemm_peak(const c10::Device& device, bool use_bf16);
+// Dense matrix-multiply throughput measured on device, in FLOP/s, in the number format given:
+// square matrices of 1024 on the CPU, 8192 on CUDA, multiplied for half a second. int8 goes
+// through model::Linear's int8 form (input quantisation included), as decoding does.
+double measure_gemm_peak(const c10::Device& device, model::WeightForm form);
 
 // The shape of one training batch.
 struct StepShape {
@@ -39,6 +41,14 @@ double training_flops(const model::TransformerOptions& options,
                       int64_t target_vocab,
                       const StepShape& shape,
                       bool padded);
+
+// Matrix-multiply FLOPs of translating: the encoder over source_positions and, per decoder row
+// and step, the decoder layers' projections and feed-forward layers and the vocabulary
+// projection. Attention's score products are left out (a few percent at Tatoeba's lengths).
+double translation_flops(const model::TransformerOptions& options,
+                         int64_t target_vocab,
+                         int64_t source_positions,
+                         int64_t step_rows);
 
 struct BenchTrainOptions {
   int64_t steps = 100;  // timed steps
@@ -59,7 +69,8 @@ struct BenchTranslateOptions {
 };
 
 // `nmt bench translate`: a JSON object with device, threads, strategy, beam_size, batch_size,
-// sentences, seconds, sentences_per_s, output_tokens_per_s and peak_rss_mib.
+// precision, sentences, seconds, sentences_per_s, output_tokens_per_s, peak_rss_mib,
+// gemm_peak_gflops (in that precision) and mfu.
 nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options);
 std::string bench_translate_text(const nlohmann::json& result,
                                  const OpenedRun& run,
