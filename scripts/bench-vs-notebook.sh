@@ -5,7 +5,8 @@
 # Timings on shared machines are noisy: compare only figures from one run of this script.
 #
 #   scripts/bench-vs-notebook.sh                     training throughput only (about 10 minutes)
-#   TRANSLATE=1 scripts/bench-vs-notebook.sh         also translation speed (about 25 minutes more)
+#   TRANSLATE=1 scripts/bench-vs-notebook.sh         also translation speed, in fp32, bf16 and int8
+#                                                    (about 25 minutes more)
 #   TRAIN=0 TRANSLATE=1 scripts/bench-vs-notebook.sh translation speed only
 #
 # Environment: DATA (Tatoeba TSV), REFERENCE (seed_transformer.py), PYTHON (a python with torch,
@@ -32,17 +33,23 @@ benchmark_training() {
   "$python" "$reference" --data "$data" --steps "$steps" --threads "$threads" > "$out/notebook_train.jsonl"
   notebook=$(grep '"phase": "train"' "$out/notebook_train.jsonl")
   notebook_tps=$(field "$notebook" tgt_tokens_per_s)
-  "$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 --threads "$threads" \
-    --json > "$out/nmt_train.json"
-  nmt_tps=$(field "$(cat "$out/nmt_train.json")" tgt_tokens_per_s)
-  "$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 --threads "$threads" \
-    --max-tokens 1000 --json > "$out/nmt_train_tokens1000.json"
-  nmt_bucketed_tps=$(field "$(cat "$out/nmt_train_tokens1000.json")" tgt_tokens_per_s)
-  printf '%-44s %12s %8s\n' "training (real target tokens/s)" "tokens/s" "ratio"
-  printf '%-44s %12.1f %8s\n' "notebook (batch 128)" "$notebook_tps" "1.00"
-  printf '%-44s %12.1f %8s\n' "nmt (batch 128, as the notebook)" "$nmt_tps" "$(ratio "$nmt_tps" "$notebook_tps")"
-  printf '%-44s %12.1f %8s\n' "nmt (max_tokens 1000, length bucketing)" "$nmt_bucketed_tps" \
-    "$(ratio "$nmt_bucketed_tps" "$notebook_tps")"
+  bench_train() {  # name, extra flags...
+    local name=$1; shift
+    "$nmt" -q bench train --config configs/seed.json --data "$data" --steps "$steps" --warmup 5 \
+      --threads "$threads" "$@" --json > "$out/nmt_train_$name.json"
+    field "$(cat "$out/nmt_train_$name.json")" tgt_tokens_per_s
+  }
+  local batch128 tokens_fp32 tokens_bf16
+  batch128=$(bench_train batch128_fp32 --precision fp32)
+  tokens_fp32=$(bench_train tokens1000_fp32 --max-tokens 1000 --precision fp32)
+  tokens_bf16=$(bench_train tokens1000_bf16 --max-tokens 1000 --precision bf16)
+  printf '%-48s %12s %8s\n' "training (real target tokens/s)" "tokens/s" "ratio"
+  printf '%-48s %12.1f %8s\n' "notebook (batch 128)" "$notebook_tps" "1.00"
+  printf '%-48s %12.1f %8s\n' "nmt fp32 (batch 128, as the notebook)" "$batch128" "$(ratio "$batch128" "$notebook_tps")"
+  printf '%-48s %12.1f %8s\n' "nmt fp32 (max_tokens 1000, length bucketing)" "$tokens_fp32" \
+    "$(ratio "$tokens_fp32" "$notebook_tps")"
+  printf '%-48s %12.1f %8s\n' "nmt bf16 (max_tokens 1000, length bucketing)" "$tokens_bf16" \
+    "$(ratio "$tokens_bf16" "$notebook_tps")"
 }
 
 benchmark_translation() {
@@ -58,16 +65,17 @@ benchmark_translation() {
     --out "$out/notebook.hyp" > "$out/notebook_translate.jsonl"
   notebook_sps=$(field "$(grep '"phase": "translate"' "$out/notebook_translate.jsonl")" sentences_per_s)
   # The notebook decodes at most max_words + 2 = 17 tokens; nmt gets the same limit.
+  printf '%-48s %12s %8s\n' "translation, 1000 sentences" "sent/s" "ratio"
+  printf '%-48s %12.2f %8s\n' "notebook (greedy, one sentence at a time)" "$notebook_sps" "1.00"
   for strategy in greedy beam; do
-    "$nmt" -q bench translate --model "$out/nmt-run" --n 1000 --strategy "$strategy" --beam-size 5 --max-len 17 \
-      --threads "$threads" --json > "$out/nmt_translate_$strategy.json"
+    for precision in fp32 bf16 int8; do
+      "$nmt" -q bench translate --model "$out/nmt-run" --n 1000 --strategy "$strategy" --beam-size 5 --max-len 17 \
+        --threads "$threads" --precision "$precision" --json > "$out/nmt_translate_${strategy}_$precision.json"
+      sps=$(field "$(cat "$out/nmt_translate_${strategy}_$precision.json")" sentences_per_s)
+      printf '%-48s %12.2f %8s\n' "nmt $strategy$([[ $strategy == beam ]] && echo " 5") $precision (batches of 64)" "$sps" \
+        "$(ratio "$sps" "$notebook_sps")"
+    done
   done
-  greedy_sps=$(field "$(cat "$out/nmt_translate_greedy.json")" sentences_per_s)
-  beam_sps=$(field "$(cat "$out/nmt_translate_beam.json")" sentences_per_s)
-  printf '%-44s %12s %8s\n' "translation, 1000 sentences" "sent/s" "ratio"
-  printf '%-44s %12.2f %8s\n' "notebook (greedy, one sentence at a time)" "$notebook_sps" "1.00"
-  printf '%-44s %12.2f %8s\n' "nmt greedy (batches of 64, KV cache)" "$greedy_sps" "$(ratio "$greedy_sps" "$notebook_sps")"
-  printf '%-44s %12.2f %8s\n' "nmt beam 5" "$beam_sps" "$(ratio "$beam_sps" "$notebook_sps")"
 }
 
 [[ "${TRAIN:-1}" == 0 ]] || benchmark_training
