@@ -217,6 +217,8 @@ void config_fields(Fields& f, Config& c) {
   f("heads", c.model.heads, IntKind::kPositive);
   f("ff_mult", c.model.ff_mult, IntKind::kPositive);
   f("dropout", c.model.dropout);
+  f("attention_dropout", c.model.attention_dropout);
+  f("activation_dropout", c.model.activation_dropout);
   f("norm", c.model.norm, kNorms);
   f("tie_embeddings", c.model.tie_embeddings);
   f("share_embeddings", c.model.share_embeddings);
@@ -243,6 +245,7 @@ void config_fields(Fields& f, Config& c) {
   f("adam_beta1", c.train.adam_beta1);
   f("adam_beta2", c.train.adam_beta2);
   f("adam_eps", c.train.adam_eps);
+  f("weight_decay", c.train.weight_decay);
 
   f.section("decode");
   f("strategy", c.decode.strategy, kStrategies);

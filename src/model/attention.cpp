@@ -23,8 +23,9 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
                                    const torch::Tensor& keys,
                                    const torch::Tensor& values,
                                    const torch::Tensor& mask,
-                                   bool need_weights) {
-  if (!need_weights && compat::has_fused_attention()) {
+                                   bool need_weights,
+                                   double dropout) {
+  if (!need_weights && dropout == 0.0 && compat::has_fused_attention()) {
     return {compat::fused_attention(queries, keys, values, mask), {}};
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(queries.size(-1)));
@@ -34,12 +35,17 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
   // Under bf16 autocast the scores are bf16; the softmax runs in fp32, where its exponentials and
   // sums keep their precision.
   torch::Tensor weights = torch::softmax(scores, -1, torch::kFloat);
-  torch::Tensor output = torch::matmul(weights.to(values.scalar_type()), values);
+  const torch::Tensor mixing =
+      dropout > 0.0 ? at::dropout(weights, dropout, /*train=*/true) : weights;
+  torch::Tensor output = torch::matmul(mixing.to(values.scalar_type()), values);
   return {output, need_weights ? weights : torch::Tensor()};
 }
 
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, bool is_self)
-    : d_model_(d_model), heads_(heads) {
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model,
+                                               int64_t heads,
+                                               bool is_self,
+                                               double attention_dropout)
+    : d_model_(d_model), heads_(heads), attention_dropout_(attention_dropout) {
   TORCH_CHECK(d_model % heads == 0, "d_model ", d_model, " is not divisible by heads ", heads);
   in_proj_ = register_module("in_proj", Linear(d_model, is_self ? 3 * d_model : d_model));
   if (!is_self) kv_proj_ = register_module("kv_proj", Linear(d_model, 2 * d_model));
@@ -62,14 +68,20 @@ AttentionOutput MultiHeadAttentionImpl::self_attend(const torch::Tensor& x,
   TORCH_CHECK(!kv_proj_, "self_attend called on a cross-attention layer");
   const auto qkv = in_proj_(x).chunk(3, -1);
   return finish(scaled_dot_product(split_heads(qkv[0]), split_heads(qkv[1]), split_heads(qkv[2]),
-                                   mask, need_weights));
+                                   mask, need_weights, training_dropout()));
 }
 
 AttentionOutput MultiHeadAttentionImpl::cross_attend(const torch::Tensor& x,
                                                      const torch::Tensor& memory,
                                                      const torch::Tensor& mask,
                                                      bool need_weights) {
-  return cross_attend_step(x, project_memory(memory), mask, need_weights);
+  const KeyValue kv = project_memory(memory);
+  return finish(scaled_dot_product(split_heads(in_proj_(x)), kv.keys, kv.values, mask, need_weights,
+                                   training_dropout()));
+}
+
+double MultiHeadAttentionImpl::training_dropout() const {
+  return is_training() ? attention_dropout_ : 0.0;
 }
 
 KeyValue MultiHeadAttentionImpl::project_memory(const torch::Tensor& memory) {

@@ -13,6 +13,8 @@ void TransformerOptions::validate() const {
   check::positive("heads", heads);
   check::positive("ff_mult", ff_mult);
   check::fraction("dropout", dropout);
+  check::fraction("attention_dropout", attention_dropout);
+  check::fraction("activation_dropout", activation_dropout);
   if (d_model % heads != 0) {
     throw ConfigError("heads: expected a divisor of d_model (" + std::to_string(d_model) +
                       "), got " + std::to_string(heads));

@@ -43,20 +43,27 @@ torch::Tensor sinusoidal_positions(int64_t first,
   return torch::stack({angles.sin(), angles.cos()}, -1).view({count, d_model});
 }
 
-FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden)
+FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden, double activation_dropout)
     : expand_(register_module("expand", Linear(d_model, hidden))),
-      contract_(register_module("contract", Linear(hidden, d_model))) {}
+      contract_(register_module("contract", Linear(hidden, d_model))),
+      activation_dropout_(activation_dropout) {}
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
-  return contract_(torch::relu(expand_(x)));
+  const torch::Tensor hidden = torch::relu(expand_(x));
+  if (activation_dropout_ == 0.0 || !is_training()) return contract_(hidden);
+  return contract_(at::dropout(hidden, activation_dropout_, /*train=*/true));
 }
 
 EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
     : is_pre_norm_(options.norm == NormPosition::kPre),
       self_attention_(register_module(
-          "self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
+          "self_attention",
+          MultiHeadAttention(
+              options.d_model, options.heads, /*is_self=*/true, options.attention_dropout))),
       feed_forward_(register_module(
-          "feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
+          "feed_forward",
+          FeedForward(
+              options.d_model, options.ff_mult * options.d_model, options.activation_dropout))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
@@ -81,12 +88,17 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x,
 DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
     : is_pre_norm_(options.norm == NormPosition::kPre),
       self_attention_(register_module(
-          "self_attention", MultiHeadAttention(options.d_model, options.heads, /*is_self=*/true))),
-      cross_attention_(
-          register_module("cross_attention",
-                          MultiHeadAttention(options.d_model, options.heads, /*is_self=*/false))),
+          "self_attention",
+          MultiHeadAttention(
+              options.d_model, options.heads, /*is_self=*/true, options.attention_dropout))),
+      cross_attention_(register_module(
+          "cross_attention",
+          MultiHeadAttention(
+              options.d_model, options.heads, /*is_self=*/false, options.attention_dropout))),
       feed_forward_(register_module(
-          "feed_forward", FeedForward(options.d_model, options.ff_mult * options.d_model))),
+          "feed_forward",
+          FeedForward(
+              options.d_model, options.ff_mult * options.d_model, options.activation_dropout))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       norm3_(register_module("norm3", layer_norm(options.d_model))),

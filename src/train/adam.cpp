@@ -12,8 +12,8 @@
 namespace nmt::train {
 namespace {
 
-// m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  p -= step_size * m / (sqrt(v) * inv_sqrt_bc2 +
-// eps)
+// p *= decay;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;
+// p -= step_size * m / (sqrt(v) * inv_sqrt_bc2 + eps)
 void fused_cpu_update(float* param,
                       const float* grad,
                       float* m,
@@ -23,7 +23,8 @@ void fused_cpu_update(float* param,
                       float beta2,
                       float step_size,
                       float inv_sqrt_bias2,
-                      float eps) {
+                      float eps,
+                      float decay) {
   at::parallel_for(0, size, 1 << 15, [=](int64_t begin, int64_t end) {
     const float one_minus_beta1 = 1.0f - beta1;
     const float one_minus_beta2 = 1.0f - beta2;
@@ -33,7 +34,7 @@ void fused_cpu_update(float* param,
       const float v_i = beta2 * v[i] + one_minus_beta2 * g * g;
       m[i] = m_i;
       v[i] = v_i;
-      param[i] -= step_size * m_i / (std::sqrt(v_i) * inv_sqrt_bias2 + eps);
+      param[i] = param[i] * decay - step_size * m_i / (std::sqrt(v_i) * inv_sqrt_bias2 + eps);
     }
   });
 }
@@ -55,6 +56,8 @@ void Adam::step(double lr) {
   const double bias2 = 1.0 - std::pow(options_.beta2, static_cast<double>(steps_));
   const double step_size = lr / bias1;
   const double inv_sqrt_bias2 = 1.0 / std::sqrt(bias2);
+  // AdamW's decoupled weight decay (Loshchilov & Hutter 2019): p -= lr * wd * p before the update.
+  const double decay = 1.0 - lr * options_.weight_decay;
   c10::NoGradGuard no_grad;
 
   std::vector<at::Tensor> params, grads, ms, vs;
@@ -68,7 +71,8 @@ void Adam::step(double lr) {
                        first_moments_[i].data_ptr<float>(), second_moments_[i].data_ptr<float>(),
                        p.numel(), static_cast<float>(options_.beta1),
                        static_cast<float>(options_.beta2), static_cast<float>(step_size),
-                       static_cast<float>(inv_sqrt_bias2), static_cast<float>(options_.eps));
+                       static_cast<float>(inv_sqrt_bias2), static_cast<float>(options_.eps),
+                       static_cast<float>(decay));
     } else {
       params.push_back(p);
       grads.push_back(g);
@@ -77,6 +81,7 @@ void Adam::step(double lr) {
     }
   }
   if (params.empty()) return;
+  if (options_.weight_decay > 0.0) at::_foreach_mul_(params, decay);
   at::_foreach_mul_(ms, options_.beta1);
   at::_foreach_add_(ms, grads, 1.0 - options_.beta1);
   at::_foreach_mul_(vs, options_.beta2);

@@ -11,11 +11,11 @@
 #include <fstream>
 #include <string>
 
+#include "autocast.h"
 #include "nmt/format.h"
 #include "nmt/text/vocab.h"
 #include "nmt/train/progress.h"
 #include "nmt/train/schedule.h"
-#include "autocast.h"
 
 namespace nmt::train {
 namespace {
@@ -133,7 +133,7 @@ Trainer::Trainer(model::Transformer model,
       parameters_(model_->parameters()),
       optimizer_(parameters_,
                  AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2,
-                             setup_.options.adam_eps}) {}
+                             setup_.options.adam_eps, setup_.options.weight_decay}) {}
 
 bool Trainer::uses_bf16() const {
   return train::uses_bf16(setup_.options.precision, setup_.device.is_cuda());

@@ -3,8 +3,8 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
-#include "nmt/train/loss.h"
 #include "autocast.h"
+#include "nmt/train/loss.h"
 
 namespace nmt::train {
 

@@ -37,6 +37,27 @@ TEST(TransformerTest, ForwardGivesLogitsPerTargetPosition) {
   EXPECT_TRUE(torch::isfinite(logits).all().item<bool>());
 }
 
+TEST(TransformerTest, AttentionAndActivationDropoutActOnlyWhileTraining) {
+  TransformerOptions options = testing::tiny_options(NormPosition::kPost);
+  options.dropout = 0.0;
+  torch::manual_seed(7);
+  Transformer plain(options, 12, 12);
+  options.attention_dropout = 0.5;
+  options.activation_dropout = 0.5;
+  torch::manual_seed(7);
+  Transformer dropping(options, 12, 12);
+  const auto source = ids({4, 5, 6, 7}, 1);
+  const auto target = ids({1, 4, 5}, 1);
+  plain->eval();
+  dropping->eval();
+  EXPECT_TRUE(all_close(dropping->forward(source, target), plain->forward(source, target)));
+  plain->train();
+  dropping->train();
+  const auto reference = plain->forward(source, target);
+  EXPECT_TRUE(all_close(plain->forward(source, target), reference));
+  EXPECT_FALSE(all_close(dropping->forward(source, target), reference, 1e-3));
+}
+
 TEST(TransformerTest, AFutureTokenNeverInfluencesAnEarlierOutput) {
   for (const auto norm : {NormPosition::kPost, NormPosition::kPre}) {
     auto model = tiny_model(norm);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
 
 #include <cmath>
 
@@ -39,6 +40,25 @@ TEST(AdamTest, MatchesLibTorchAdamOverManySteps) {
     reference.step();
   }
   EXPECT_TRUE(testing::all_close(ours, theirs, 1e-5));
+}
+
+TEST(AdamTest, WeightDecayMatchesLibTorchAdamW) {
+  torch::manual_seed(10);
+  const auto start = torch::randn({1000});
+  auto ours = start.clone().requires_grad_(true);
+  auto theirs = start.clone().requires_grad_(true);
+  Adam adam({ours}, AdamOptions{0.9, 0.98, 1e-9, 0.1});
+  torch::optim::AdamW reference(
+      {theirs}, torch::optim::AdamWOptions(3e-3).betas({0.9, 0.98}).eps(1e-9).weight_decay(0.1));
+  for (int step = 0; step < 50; ++step) {
+    const auto gradient = torch::randn({1000});
+    ours.mutable_grad() = gradient.clone();
+    theirs.mutable_grad() = gradient.clone();
+    adam.step(3e-3);
+    reference.step();
+  }
+  EXPECT_TRUE(testing::all_close(ours, theirs, 1e-5));
+  EXPECT_FALSE(testing::all_close(ours, start, 1e-2));
 }
 
 TEST(AdamTest, ZeroGradDropsGradientsAndSkipsParametersWithout) {

@@ -31,18 +31,26 @@ struct AttentionOutput {
   torch::Tensor weights;  // [B, H, T, S] when requested, else undefined
 };
 
-// softmax(q k^T / sqrt(d_head), masked) v for split heads. Explicit when need_weights or when
-// LibTorch has no fused kernel.
+// softmax(q k^T / sqrt(d_head), masked) v for split heads, with dropout (> 0) on the weights
+// that mix the values (the returned weights are before it). Explicit when need_weights or
+// dropout > 0, or when LibTorch has no fused kernel.
 AttentionOutput scaled_dot_product(const torch::Tensor& queries,
                                    const torch::Tensor& keys,
                                    const torch::Tensor& values,
                                    const torch::Tensor& mask,
-                                   bool need_weights);
+                                   bool need_weights,
+                                   double dropout = 0.0);
 
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
   // is_self: Q, K, V all from the queries (fused [3D, D] projection); otherwise K, V from memory.
-  MultiHeadAttentionImpl(int64_t d_model, int64_t heads, bool is_self);
+  // attention_dropout: on the attention weights while training (Vaswani et al. 2017 do not;
+  // fairseq's
+  // --attention-dropout does).
+  MultiHeadAttentionImpl(int64_t d_model,
+                         int64_t heads,
+                         bool is_self,
+                         double attention_dropout = 0.0);
 
   // Self-attention over x [B, T, D].
   AttentionOutput self_attend(const torch::Tensor& x,
@@ -70,8 +78,11 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   torch::Tensor split_heads(const torch::Tensor& x) const;  // [B, L, D] -> [B, H, L, D/H]
   AttentionOutput finish(const AttentionOutput& heads);     // merge heads, output projection
 
+  double training_dropout() const;  // attention_dropout_ while training, else 0
+
   int64_t d_model_;
   int64_t heads_;
+  double attention_dropout_;
   Linear in_proj_{nullptr};   // self: [3D, D]; cross: queries [D, D]
   Linear kv_proj_{nullptr};   // cross only: keys and values [2D, D]
   Linear out_proj_{nullptr};  // [D, D]

@@ -14,11 +14,13 @@ enum class NormPosition {
 };
 
 struct TransformerOptions {
-  int64_t d_model = 256;  // width of every hidden state
-  int64_t layers = 6;     // encoder layers and decoder layers (each)
-  int64_t heads = 8;      // attention heads; must divide d_model
-  int64_t ff_mult = 4;    // feed-forward width = ff_mult * d_model
-  double dropout = 0.1;   // after embeddings and every sub-layer; 0 disables
+  int64_t d_model = 256;            // width of every hidden state
+  int64_t layers = 6;               // encoder layers and decoder layers (each)
+  int64_t heads = 8;                // attention heads; must divide d_model
+  int64_t ff_mult = 4;              // feed-forward width = ff_mult * d_model
+  double dropout = 0.1;             // after embeddings and every sub-layer; 0 disables
+  double attention_dropout = 0.0;   // on the attention weights; 0 disables
+  double activation_dropout = 0.0;  // after the feed-forward ReLU; 0 disables
   NormPosition norm = NormPosition::kPost;
   bool tie_embeddings = false;    // decoder output projection reuses the target embedding matrix
   bool share_embeddings = false;  // one embedding matrix for both languages (needs a shared vocab)

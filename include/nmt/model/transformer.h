@@ -31,15 +31,16 @@ torch::Tensor sinusoidal_positions(int64_t first,
                                    int64_t d_model,
                                    const torch::Device& device);
 
-// Position-wise feed-forward: Linear(D, ff) -> ReLU -> Linear(ff, D).
+// Position-wise feed-forward: Linear(D, ff) -> ReLU -> [dropout while training] -> Linear(ff, D).
 class FeedForwardImpl : public torch::nn::Module {
  public:
-  FeedForwardImpl(int64_t d_model, int64_t hidden);
+  FeedForwardImpl(int64_t d_model, int64_t hidden, double activation_dropout = 0.0);
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
   Linear expand_{nullptr};
   Linear contract_{nullptr};
+  double activation_dropout_;
 };
 TORCH_MODULE(FeedForward);
 

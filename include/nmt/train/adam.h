@@ -13,9 +13,10 @@
 namespace nmt::train {
 
 struct AdamOptions {
-  double beta1 = 0.9;    // first-moment decay
-  double beta2 = 0.999;  // second-moment decay
-  double eps = 1e-8;     // added to the denominator
+  double beta1 = 0.9;         // first-moment decay
+  double beta2 = 0.999;       // second-moment decay
+  double eps = 1e-8;          // added to the denominator
+  double weight_decay = 0.0;  // AdamW's decoupled decay: p -= lr * weight_decay * p; 0 disables
 };
 
 class Adam {

@@ -49,6 +49,7 @@ struct TrainOptions {
   double adam_beta1 = 0.9;                 // Adam's first-moment decay
   double adam_beta2 = 0.999;               // Adam's second-moment decay
   double adam_eps = 1e-8;                  // Adam's denominator epsilon
+  double weight_decay = 0.0;  // AdamW's decoupled weight decay (times lr per step); 0 = Adam
 
   void validate() const;
 };
