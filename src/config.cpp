@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -310,13 +311,56 @@ json config_to_json(const Config& config) {
   return writer.take();
 }
 
+// The dotted path of the value being parsed, kept up to date by nlohmann's parse callback, so
+// that an error raised inside a value (a number out of range) can name its key.
+class KeyPathTracker {
+ public:
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        keys_.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!keys_.empty()) keys_.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!keys_.empty()) keys_.back() = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  }
+
+  std::string path() const {
+    std::string dotted;
+    for (const std::string& key : keys_) {
+      if (key.empty()) continue;
+      dotted += (dotted.empty() ? "" : ".") + key;
+    }
+    return dotted;
+  }
+
+ private:
+  std::vector<std::string> keys_;
+};
+
 json read_config_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot open the configuration file");
+  KeyPathTracker tracker;
   try {
-    return json::parse(in);
+    return json::parse(in, std::ref(tracker));
   } catch (const json::parse_error& error) {
     throw ConfigError(path + ": not valid JSON (" + error.what() + ")");
+  } catch (const json::out_of_range& error) {
+    // nlohmann: "[json.exception.out_of_range.406] number overflow parsing '1e999'"
+    const std::string message = error.what();
+    const std::size_t detail = message.find("] ");
+    throw ConfigError(path + ": " + tracker.path() + ": " +
+                      (detail == std::string::npos ? message : message.substr(detail + 2)));
   }
 }
 

@@ -105,6 +105,17 @@ TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
   }
 }
 
+TEST(ConfigTest, ANumberOutOfRangeNamesItsKey) {
+  testing::ScratchDir dir;
+  try {
+    load_config(dir.write("huge.json", R"({"data": {"seed": 1}, "train": {"epochs": 1e999}})"));
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              dir.file("huge.json") + ": train.epochs: number overflow parsing '1e999'");
+  }
+}
+
 TEST(ConfigTest, SetConfigValueOverridesOneKey) {
   json root = {{"train", {{"threads", 1}}}};
   set_config_value(root, "train.threads", 4);
