@@ -1,5 +1,6 @@
 #include "nmt/io.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <unistd.h>
 
@@ -8,43 +9,69 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "nmt/error.h"
 
 namespace nmt {
 
-void commit_file(const std::string& tmp_path, const std::string& path) {
-  std::error_code error;
-  std::filesystem::rename(tmp_path, path, error);
-  if (error) {
-    std::filesystem::remove(tmp_path, error);
-    throw Error("cannot move " + tmp_path + " to " + path + ": " + error.message());
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_path_(path_ + ".tmp") {
+  fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot write " + tmp_path_ + ": " + std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) discard();
+}
+
+void AtomicFile::append(const void* data, std::size_t size) {
+  const char* bytes = static_cast<const char*>(data);
+  while (size > 0 && first_error_ == 0) {
+    const ssize_t written = ::write(fd_, bytes, size);
+    if (written < 0) {
+      if (errno != EINTR) first_error_ = errno;
+      continue;
+    }
+    bytes += written;
+    size -= static_cast<std::size_t>(written);
   }
+}
+
+void AtomicFile::commit() {
+  if (first_error_ == 0 && ::fsync(fd_) != 0 && errno != EINVAL) first_error_ = errno;
+  if (first_error_ != 0) {
+    const int error = first_error_;
+    discard();
+    throw Error("cannot write " + path_ + ": " + std::strerror(error));
+  }
+  const int closed = ::close(fd_);
+  fd_ = -1;
+  if (closed != 0) {
+    const int error = errno;
+    ::unlink(tmp_path_.c_str());
+    throw Error("cannot write " + path_ + ": " + std::strerror(error));
+  }
+  if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(tmp_path_.c_str());
+    throw Error("cannot move " + tmp_path_ + " to " + path_ + ": " + std::strerror(error));
+  }
+}
+
+void AtomicFile::discard() {
+  ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_path_.c_str());
 }
 
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& write) {
-  const std::string tmp_path = path + ".tmp";
-  {
-    std::ofstream out(tmp_path, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp_path + ": " + std::strerror(errno));
-    try {
-      write(out);
-    } catch (...) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp_path, ignored);
-      throw;
-    }
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp_path, ignored);
-      throw Error("cannot write " + tmp_path + " (disk full?)");
-    }
-  }
-  commit_file(tmp_path, path);
+  std::ostringstream buffer;
+  write(buffer);
+  const std::string bytes = buffer.str();
+  AtomicFile file(path);
+  file.append(bytes.data(), bytes.size());
+  file.commit();
 }
 
 void write_text_atomically(const std::string& path, const std::string& text) {

@@ -1,8 +1,14 @@
 #include "nmt/metrics.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -202,16 +208,31 @@ std::optional<MetricsRecord> record_from_json(const json& in) {
   return std::nullopt;
 }
 
-MetricsLog::MetricsLog(const std::string& path) : out_(path, std::ios::app) {
-  if (!out_) throw Error("cannot open " + path + " for appending");
+MetricsLog::MetricsLog(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot open " + path + " for appending: " + std::strerror(errno));
 }
+
+MetricsLog::~MetricsLog() { ::close(fd_); }
 
 void MetricsLog::write(MetricsRecord record) {
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::visit([now](auto& typed) { typed.time = now; }, record);
-  out_ << to_json(record).dump() << '\n';
-  out_.flush();
+  const std::string line = to_json(record).dump() + "\n";
+  const off_t previous_end = ::lseek(fd_, 0, SEEK_END);
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t written = ::write(fd_, line.data() + done, line.size() - done);
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) {
+      const int error = errno;
+      const bool is_cut_back = previous_end >= 0 && ::ftruncate(fd_, previous_end) == 0;
+      throw Error("cannot append to " + path_ + ": " + std::strerror(error) +
+                  (is_cut_back ? "" : " (its last line may be incomplete)"));
+    }
+    done += static_cast<std::size_t>(written);
+  }
 }
 
 MetricsFile read_metrics(const std::string& path) {

@@ -41,6 +41,15 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+// Makes path a symbolic link to /dev/full, where every write fails with ENOSPC ("No space left on
+// device") as on a full filesystem; false where the system has no /dev/full.
+inline bool link_to_full_device(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists("/dev/full", error)) return false;
+  std::filesystem::create_symlink("/dev/full", path, error);
+  return !error;
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;

@@ -3,6 +3,7 @@
 // and whole-file reads. Torch-free; throws nmt::Error with the path in the message; never logs.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -10,15 +11,40 @@
 
 namespace nmt {
 
-// Calls write(stream) on "<path>.tmp", flushes, then renames it over path.
+// A file written as "<path>.tmp" and renamed over path by commit() once every byte reached the
+// disk (fsync), so path always holds either its previous content or the complete new one. A
+// failed write (disk full, I/O error) is remembered and reported by commit(), which then removes
+// the temporary file and throws nmt::Error naming path and the system's reason, e.g. "cannot
+// write runs/x/checkpoint.pt: No space left on device". Destroyed without commit(), it removes
+// the temporary file.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  // Appends bytes; after a failure further bytes are dropped and commit() throws.
+  void append(const void* data, std::size_t size);
+  void commit();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  void discard();
+
+  std::string path_;
+  std::string tmp_path_;
+  int fd_ = -1;
+  int first_error_ = 0;  // errno of the first failed write, 0 while all succeeded
+};
+
+// Calls write(stream), then stores what it wrote to path through an AtomicFile.
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& write);
 
 // Writes text to path atomically.
 void write_text_atomically(const std::string& path, const std::string& text);
-
-// Renames tmp_path over path, throwing nmt::Error naming both on failure.
-void commit_file(const std::string& tmp_path, const std::string& path);
 
 // Deletes a directory tree (or a file); true when nothing is left. Used instead of
 // std::filesystem::remove_all, whose copy exported by the PyTorch wheel's libtorch.so crashes

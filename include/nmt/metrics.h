@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -108,11 +107,18 @@ class MetricsLog {
   // Opens path for appending (a resumed run continues the same file).
   explicit MetricsLog(const std::string& path);
 
-  // Writes record with its "time" set to now.
+  ~MetricsLog();
+  MetricsLog(const MetricsLog&) = delete;
+  MetricsLog& operator=(const MetricsLog&) = delete;
+
+  // Appends record, with its "time" set to now, as one line. A write that fails (disk full) is
+  // cut back to the previous end of the file, so the file keeps whole lines, and throws
+  // nmt::Error naming the file and the reason.
   void write(MetricsRecord record);
 
  private:
-  std::ofstream out_;
+  std::string path_;
+  int fd_ = -1;
 };
 
 struct MetricsFile {

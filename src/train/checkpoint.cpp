@@ -85,16 +85,20 @@ void save_checkpoint(const std::string& path,
   archive.write("rng/cpu", compat::generator_state(c10::Device(c10::kCPU)));
   if (device.is_cuda()) archive.write("rng/cuda", compat::generator_state(device));
 
-  const std::string tmp_path = path + ".tmp";
+  // The archive streams into an AtomicFile: a full disk becomes one error naming the file, and
+  // the previous checkpoint stays in place. (Saving to a file name instead lets LibTorch's writer
+  // throw from its destructor, which terminates the process.)
+  AtomicFile file(path);
   try {
-    archive.save_to(tmp_path);
+    archive.save_to([&file](const void* data, size_t size) -> size_t {
+      file.append(data, size);
+      return size;
+    });
   } catch (const c10::Error& error) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp_path, ignored);
     throw CheckpointError(path + ": cannot save checkpoint (" + error.what_without_backtrace() +
                           ")");
   }
-  commit_file(tmp_path, path);
+  file.commit();
 }
 
 std::string checkpoint_config(const std::string& path) {

@@ -51,8 +51,9 @@ TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
   EXPECT_EQ(error_of({{"data", "x"}}), "data: expected an object, got \"x\"");
   EXPECT_EQ(error_of({{"decode", {{"top_p", 0}}}}),
             "decode.top_p: expected a number in (0, 1], got 0");
-  EXPECT_EQ(error_of({{"decode", {{"precision", "fp16"}}}}),
-            "decode.precision: expected one of \"auto\", \"fp32\", \"bf16\", \"int8\", got \"fp16\"");
+  EXPECT_EQ(
+      error_of({{"decode", {{"precision", "fp16"}}}}),
+      "decode.precision: expected one of \"auto\", \"fp32\", \"bf16\", \"int8\", got \"fp16\"");
   EXPECT_EQ(error_of({{"train", {{"device", "tpu"}}}}),
             "train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"tpu\"");
 }

@@ -35,6 +35,35 @@ TEST(AtomicWriteTest, AFailedWriteKeepsThePreviousContent) {
   EXPECT_THROW(write_text_atomically(dir.file("missing/dir/a.txt"), "x"), Error);
 }
 
+TEST(AtomicWriteTest, ADiskFullIsOneErrorAndKeepsThePreviousContent) {
+  testing::ScratchDir dir;
+  const std::string path = dir.write("a.txt", "good");
+  if (!testing::link_to_full_device(path + ".tmp")) GTEST_SKIP() << "no /dev/full";
+  try {
+    write_text_atomically(path, "new content");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot write " + path + ": No space left on device");
+  }
+  EXPECT_EQ(read_text_file(path), "good");
+  EXPECT_FALSE(std::filesystem::is_symlink(path + ".tmp"));
+}
+
+TEST(AtomicFileTest, DestroyedWithoutCommitLeavesNothing) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("b.bin");
+  {
+    AtomicFile file(path);
+    file.append("abc", 3);
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  AtomicFile file(path);
+  file.append("abc", 3);
+  file.commit();
+  EXPECT_EQ(read_text_file(path), "abc");
+}
+
 TEST(RemoveTreeTest, RemovesNestedDirectoriesAndAcceptsMissingPaths) {
   testing::ScratchDir dir;
   std::filesystem::create_directories(dir.file("a/b/c"));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "nmt/error.h"
 #include "test_utils.h"
 
 namespace nmt {
@@ -90,6 +91,22 @@ TEST(MetricsLogTest, AppendsTimedRecordsThatReadBack) {
   EXPECT_GT(epoch.time, 1.7e9) << "write() stamps the time";
   EXPECT_EQ(file.skipped_lines, (std::vector<std::size_t>{3, 4}));
   EXPECT_TRUE(read_metrics(dir.file("absent.jsonl")).records.empty());
+}
+
+TEST(MetricsLogTest, ADiskFullIsAnErrorNamingTheFile) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  if (!testing::link_to_full_device(path)) GTEST_SKIP() << "no /dev/full";
+  MetricsLog log(path);
+  try {
+    log.write(StartRecord{0, 0, 10, 2, "cpu"});
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what())
+                  .rfind("cannot append to " + path + ": No space left on device", 0),
+              0u)
+        << error.what();
+  }
 }
 
 }  // namespace

@@ -72,8 +72,27 @@ TEST(CheckpointTest, AFailedSaveLeavesThePreviousCheckpointIntact) {
   std::filesystem::create_directories(
       dir.file("c.pt.tmp/blocked"));  // the temporary file cannot be written
   progress.step = 2;
-  EXPECT_THROW(save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}"), CheckpointError);
+  EXPECT_THROW(save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}"), Error);
   EXPECT_EQ(testing::read_file(dir.file("c.pt")), before);
+}
+
+TEST(CheckpointTest, ADiskFullIsOneErrorAndKeepsThePreviousCheckpoint) {
+  testing::ScratchDir dir;
+  auto model = testing::tiny_model();
+  TrainingProgress progress;
+  save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
+  const std::string before = testing::read_file(dir.file("c.pt"));
+  if (!testing::link_to_full_device(dir.file("c.pt.tmp"))) GTEST_SKIP() << "no /dev/full";
+  progress.step = 2;
+  try {
+    save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cannot write " + dir.file("c.pt") + ": No space left on device");
+  }
+  EXPECT_EQ(testing::read_file(dir.file("c.pt")), before);
+  EXPECT_FALSE(std::filesystem::is_symlink(dir.file("c.pt.tmp")));
 }
 
 TEST(CheckpointTest, ErrorsNameTheFileAndTheProblem) {
