@@ -54,4 +54,15 @@ std::string format_duration(double seconds) {
   return std::to_string(total / 3600) + " h " + std::to_string(total % 3600 / 60) + " min";
 }
 
+std::string format_bytes(long long bytes) {
+  const double value = static_cast<double>(bytes);
+  char text[32];
+  if (value >= 1024.0 * 1024 * 1024) {
+    std::snprintf(text, sizeof text, "%.1f GiB", value / (1024.0 * 1024 * 1024));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f MiB", value / (1024.0 * 1024));
+  }
+  return text;
+}
+
 }  // namespace nmt

@@ -1,11 +1,14 @@
 // nmt: neural machine translation trainer. Wires the CLI11 subcommands (src/cli/) and maps
 // failures to exit codes: 0 success, 2 usage or configuration error, 1 runtime failure.
+#include <c10/util/Exception.h>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 
 #include "cli/app.h"
 #include "nmt/error.h"
+#include "nmt/memory.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -32,6 +35,13 @@ int main(int argc, char** argv) {
   } catch (const nmt::ConfigError& error) {
     std::cerr << "nmt: error: " << error.what() << '\n';
     return 2;
+  } catch (const c10::Error& error) {
+    // LibTorch's message without its stack trace; an allocator's failure as advice.
+    const std::string message = error.what_without_backtrace();
+    const auto out_of_memory = nmt::describe_out_of_memory(message);
+    std::cerr << "nmt: error: " << out_of_memory.value_or(message.substr(0, message.find('\n')))
+              << '\n';
+    return 1;
   } catch (const std::exception& error) {
     std::cerr << "nmt: error: " << error.what() << '\n';
     return 1;

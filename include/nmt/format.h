@@ -16,4 +16,7 @@ std::string format_clock(double seconds);
 // A duration in words for reports: "42.5 s", "4 min 5 s", "1 h 2 min"; "n/a" when not finite.
 std::string format_duration(double seconds);
 
+// Bytes for messages: "320.0 MiB", "1.5 GiB".
+std::string format_bytes(long long bytes);
+
 }  // namespace nmt

@@ -26,4 +26,18 @@ void TransformerOptions::validate() const {
   }
 }
 
+int64_t TransformerOptions::parameter_count(int64_t source_vocab, int64_t target_vocab) const {
+  const int64_t attention = 4 * d_model * d_model + 4 * d_model;  // q, k, v, out with biases
+  const int64_t hidden = ff_mult * d_model;
+  const int64_t feed_forward = 2 * d_model * hidden + hidden + d_model;
+  const int64_t layer_norm = 2 * d_model;
+  const int64_t encoder_layer = attention + feed_forward + 2 * layer_norm;
+  const int64_t decoder_layer = 2 * attention + feed_forward + 3 * layer_norm;
+  const int64_t embeddings =
+      source_vocab * d_model + (share_embeddings ? 0 : target_vocab * d_model);
+  const int64_t final_norms = norm == NormPosition::kPre ? 2 * layer_norm : 0;
+  const int64_t output = tie_embeddings ? target_vocab : d_model * target_vocab + target_vocab;
+  return embeddings + layers * (encoder_layer + decoder_layer) + final_norms + output;
+}
+
 }  // namespace nmt::model

@@ -5,11 +5,13 @@
 
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "nmt/data/batcher.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
+#include "nmt/memory.h"
 #include "nmt/run/data_phase.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run/report.h"
@@ -22,6 +24,25 @@ int64_t count_parameters(model::Transformer& model) {
   int64_t count = 0;
   for (const auto& parameter : model->parameters()) count += parameter.numel();
   return count;
+}
+
+// Weights, gradients and Adam's two moments are fp32: 16 bytes per parameter, allocated before
+// the first step. Refusing here turns an allocator failure deep in LibTorch into advice.
+void refuse_if_too_large(const model::TransformerOptions& options,
+                         int64_t source_vocab,
+                         int64_t target_vocab,
+                         const c10::Device& device) {
+  if (device.is_cuda()) return;  // the CUDA allocator's own failure is described on exit
+  const int64_t parameters = options.parameter_count(source_vocab, target_vocab);
+  const int64_t needed = parameters * 16;
+  const std::optional<int64_t> available = available_host_memory();
+  if (!available || needed <= *available) return;
+  throw Error("model: " + format_number(static_cast<double>(parameters), 3) + " parameters need " +
+              format_bytes(needed) +
+              " for fp32 weights, gradients and Adam's moments, more than the " +
+              format_bytes(*available) +
+              " of memory available; use a smaller model (model.d_model, model.layers, "
+              "model.ff_mult, text.vocab_size)");
 }
 
 struct RunSetup {
@@ -90,6 +111,7 @@ TrainOutcome train_run(const TrainRequest& request) {
   const c10::Device device = resolve_device(config.train.device);
   torch::manual_seed(config.train.seed);
   const text::TokenizerPair& tokenizers = setup.prepared.tokenizers;
+  refuse_if_too_large(config.model, tokenizers.source->size(), tokenizers.target->size(), device);
   model::Transformer model(config.model, tokenizers.source->size(), tokenizers.target->size());
   model->to(device);
   spdlog::info(

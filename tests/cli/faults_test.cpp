@@ -1,5 +1,5 @@
 // Faults from outside the program, produced for real: a full disk (writes into /dev/full fail
-// with ENOSPC exactly as on a full filesystem).
+// with ENOSPC exactly as on a full filesystem) and memory that runs out.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +10,7 @@
 namespace nmt::cli {
 namespace {
 
+using testing::run_command;
 using testing::run_nmt;
 
 std::string tiny_config(const testing::ScratchDir& dir) {
@@ -55,6 +56,44 @@ TEST(DiskFullTest, SplitFilesThatCannotBeWrittenAreAnErrorNamingTheFile) {
   EXPECT_NE(result.output.find("cannot write " + run + "/train.tsv: No space left on device"),
             std::string::npos)
       << result.output;
+}
+
+std::string model_config(const testing::ScratchDir& dir, int d_model, int layers) {
+  return dir.write("big.json", R"({
+      "data": {"path": ")" + testing::source_dir() +
+                                   R"(/data/sample/en-es.tsv"},
+      "model": {"d_model": )" + std::to_string(d_model) +
+                                   R"(, "layers": )" + std::to_string(layers) + R"(, "heads": 8},
+      "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+}
+
+TEST(OutOfMemoryTest, AModelTooLargeForTheMachineIsRefusedBeforeAllocating) {
+  testing::ScratchDir dir;
+  // About 4.5e10 parameters: 670 GiB of weights, gradients and Adam moments.
+  const auto result = run_nmt("train --config '" + model_config(dir, 16384, 6) + "' --out '" +
+                              dir.file("run") + "'");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(
+      result.output.find("nmt: error: model: 4.51e+10 parameters need 672.2 GiB for fp32 weights"),
+      std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("use a smaller model (model.d_model, model.layers"),
+            std::string::npos);
+  EXPECT_EQ(result.output.find("frame #"), std::string::npos);
+}
+
+TEST(OutOfMemoryTest, AnAllocationFailureWhileTrainingIsOneLineOfAdvice) {
+  testing::ScratchDir dir;
+  // 1.2e8 parameters need 1.8 GiB with gradients and Adam moments, which the machine has, but the
+  // address space is limited to 1.4 GiB: the allocator itself fails, somewhere inside LibTorch.
+  const auto result =
+      run_command("ulimit -v 1500000 && '" + std::string(NMT_BINARY) + "' train --config '" +
+                  model_config(dir, 1024, 4) + "' --out '" + dir.file("run") + "'");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("nmt: error: out of host memory (an allocation of "),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("frame #"), std::string::npos) << result.output;
 }
 
 }  // namespace

@@ -58,6 +58,26 @@ TEST(TransformerTest, AttentionAndActivationDropoutActOnlyWhileTraining) {
   EXPECT_FALSE(all_close(dropping->forward(source, target), reference, 1e-3));
 }
 
+TEST(TransformerTest, ParameterCountFromOptionsMatchesTheBuiltModel) {
+  for (const bool pre : {false, true}) {
+    for (const bool tie : {false, true}) {
+      for (const bool share : {false, true}) {
+        TransformerOptions options =
+            testing::tiny_options(pre ? NormPosition::kPre : NormPosition::kPost);
+        options.tie_embeddings = tie;
+        options.share_embeddings = share;
+        const int64_t source_vocab = 12;
+        const int64_t target_vocab = share ? 12 : 17;
+        Transformer model(options, source_vocab, target_vocab);
+        int64_t built = 0;
+        for (const auto& parameter : model->parameters()) built += parameter.numel();
+        EXPECT_EQ(options.parameter_count(source_vocab, target_vocab), built)
+            << "pre " << pre << " tie " << tie << " share " << share;
+      }
+    }
+  }
+}
+
 TEST(TransformerTest, AFutureTokenNeverInfluencesAnEarlierOutput) {
   for (const auto norm : {NormPosition::kPost, NormPosition::kPre}) {
     auto model = tiny_model(norm);

@@ -27,6 +27,10 @@ struct TransformerOptions {
   bool scale_embeddings = false;  // multiply embeddings by sqrt(d_model) (Vaswani et al. 2017, 3.4)
 
   void validate() const;
+
+  // Parameters of a Transformer with these options and vocabularies, counted from the layer
+  // shapes without building it (for memory estimates before allocating).
+  int64_t parameter_count(int64_t source_vocab, int64_t target_vocab) const;
 };
 
 }  // namespace nmt::model
