@@ -5,6 +5,7 @@ find_package(Torch REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json REQUIRED)
+find_package(ZLIB REQUIRED)  # gzip-compressed corpora
 
 # SentencePiece and utf8proc ship pkg-config files only; plain find_* calls also work where
 # pkg-config is missing (the GPU machine) and honour CMAKE_PREFIX_PATH.

@@ -9,6 +9,7 @@ packages=(
   libdnnl-dev                               # oneDNN integer GEMM for int8 decoding
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
+  zlib1g-dev                                # gzip-compressed corpora
   libgtest-dev libpng-dev                   # libpng decodes the browser tests' screenshots
   python3 python3-sentencepiece             # tests: cleaning against the reference script, .model files
 )

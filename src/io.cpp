@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
@@ -93,6 +94,41 @@ std::string read_text_file(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+std::string read_maybe_compressed(const std::string& path) {
+  std::string bytes = read_text_file(path);
+  const bool is_gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+                       static_cast<unsigned char>(bytes[1]) == 0x8b;
+  if (!is_gzip) return bytes;
+  z_stream stream{};
+  // 15 + 32: a window of 2^15 and automatic gzip/zlib header detection.
+  if (inflateInit2(&stream, 15 + 32) != Z_OK) throw Error(path + ": cannot start decompressing");
+  stream.next_in = reinterpret_cast<Bytef*>(bytes.data());
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  std::string text;
+  char chunk[1 << 16];
+  int status = Z_OK;
+  while (status != Z_STREAM_END) {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof chunk;
+    status = inflate(&stream, Z_NO_FLUSH);
+    text.append(chunk, sizeof chunk - stream.avail_out);
+    if (status == Z_STREAM_END && stream.avail_in > 0) {
+      status = inflateReset(&stream);  // concatenated gzip members, as `cat a.gz b.gz` makes
+      if (status != Z_OK) break;
+      continue;
+    }
+    if (status == Z_BUF_ERROR && stream.avail_in == 0) break;  // input ended mid-stream
+    if (status != Z_OK && status != Z_STREAM_END) break;
+  }
+  const std::string reason = stream.msg ? stream.msg : "";
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END) {
+    throw Error(path + ": damaged or truncated gzip data" +
+                (reason.empty() ? std::string() : " (" + reason + ")"));
+  }
+  return text;
 }
 
 std::vector<std::string> read_lines(const std::string& path) {

@@ -54,6 +54,11 @@ bool remove_tree(const std::string& path);
 // Whole file as a string; throws nmt::Error when it cannot be opened.
 std::string read_text_file(const std::string& path);
 
+// Whole file as a string, decompressed when it is gzip-compressed (recognised by its first
+// bytes, whatever its name); throws nmt::Error naming the file when it cannot be opened or its
+// compressed data is damaged or truncated.
+std::string read_maybe_compressed(const std::string& path);
+
 // Lines of a file without their "\n" (and "\r" before it).
 std::vector<std::string> read_lines(const std::string& path);
 

@@ -43,7 +43,7 @@ Command add_bench_train(CLI::App& bench) {
   add_runtime_flags(*flags);
   command->footer(
       "Example: nmt bench train --config configs/seed.json --data "
-      "../shared/data/tatoeba-en-es/eng-spa.tsv \\\n"
+      "data/tatoeba-en-es/eng-spa.tsv.gz \\\n"
       "           --steps 100 --threads 2 --max-tokens 1000");
   return {command, [args, flags] {
             const Config config =

@@ -42,7 +42,7 @@ Command add_train(CLI::App& app) {
   command->footer(
       "Examples:\n"
       "  nmt train --config configs/quickstart.json\n"
-      "  nmt train --config configs/seed.json --data ../shared/data/tatoeba-en-es/eng-spa.tsv "
+      "  nmt train --config configs/seed.json --data data/tatoeba-en-es/eng-spa.tsv.gz "
       "--out "
       "runs/seed\n"
       "  nmt train --resume --out runs/seed --epochs 20");

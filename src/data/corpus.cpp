@@ -1,10 +1,12 @@
 #include "nmt/data/corpus.h"
 
 #include <filesystem>
-#include <fstream>
 #include <istream>
+#include <sstream>
+#include <utility>
 
 #include "nmt/error.h"
+#include "nmt/io.h"
 #include "nmt/text/clean.h"
 
 namespace nmt::data {
@@ -103,8 +105,15 @@ Corpus read_tsv_file(const std::string& path, TsvFormat format) {
     throw DataError(path,
                     std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path, "cannot be opened for reading");
+  std::string text;
+  try {
+    text = read_maybe_compressed(path);
+  } catch (const Error& error) {
+    std::string reason = error.what();
+    if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
+    throw DataError(path, reason);
+  }
+  std::istringstream in(std::move(text));
   Corpus corpus = read_tsv(in, path, format);
   if (corpus.report.lines == corpus.report.blank) throw DataError(path, "the file is empty");
   if (corpus.pairs.empty()) {

@@ -1,6 +1,7 @@
 #include "nmt/data/corpus.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <random>
 #include <sstream>
@@ -86,6 +87,42 @@ TEST(CorpusTest, FileErrorsAreClear) {
   }
   EXPECT_THROW(read_tsv_file(dir.path(), TsvFormat::kAuto), DataError);
   EXPECT_EQ(read_tsv_file(dir.write("ok.tsv", "a\tb"), TsvFormat::kAuto).pairs.size(), 1u);
+}
+
+std::string gzip(const std::string& text) {
+  z_stream stream{};
+  deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip header
+  std::string compressed(deflateBound(&stream, text.size()) + 32, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(compressed.data());
+  stream.avail_out = static_cast<uInt>(compressed.size());
+  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+  compressed.resize(stream.total_out);
+  deflateEnd(&stream);
+  return compressed;
+}
+
+TEST(CorpusTest, GzipCompressedFilesReadLikeTheirContent) {
+  testing::ScratchDir dir;
+  const std::string content = "I am hungry.\tTengo hambre.\nGo!\t¡Vete!\r\n";
+  const Corpus plain = read_tsv_file(dir.write("pairs.tsv", content), TsvFormat::kAuto);
+  const Corpus compressed =
+      read_tsv_file(dir.write("pairs.tsv.gz", gzip(content)), TsvFormat::kAuto);
+  EXPECT_EQ(compressed.pairs, plain.pairs);
+  ASSERT_EQ(compressed.pairs.size(), 2u);
+  // Concatenated members (cat a.gz b.gz) read as one file.
+  const Corpus joined =
+      read_tsv_file(dir.write("joined.gz", gzip("a\tb\n") + gzip("c\td\n")), TsvFormat::kAuto);
+  EXPECT_EQ(joined.pairs.size(), 2u);
+  const std::string whole = gzip(content);
+  const std::string truncated = dir.write("cut.tsv.gz", whole.substr(0, whole.size() / 2));
+  try {
+    read_tsv_file(truncated, TsvFormat::kAuto);
+    FAIL();
+  } catch (const DataError& error) {
+    EXPECT_EQ(std::string(error.what()), truncated + ": damaged or truncated gzip data");
+  }
 }
 
 // Fuzz-style: random bytes (biased towards tabs, newlines and UTF-8 lead bytes) never crash the
