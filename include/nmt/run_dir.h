@@ -6,8 +6,10 @@
 //   prepare.json      counts of the data phase          averaged.pt     mean of the last epochs
 //   metrics.jsonl     one JSON record per log line      epoch-N.pt      weights after epoch N
 //   report.html       curves and configuration          vocab.*.txt / spm*.model (text/tokenizer.h)
+//   train.lock        held by the one `nmt train` writing the run (RunLock)
 //
-// A value type: it only builds paths and never touches the file system. Torch-free; never logs.
+// RunDir is a value type that only builds paths; RunLock is the one thing here that touches the
+// file system. Torch-free; never logs.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,7 @@ class RunDir {
   std::string split(Split split) const { return file(std::string(split_name(split)) + ".tsv"); }
   std::string metrics() const { return file("metrics.jsonl"); }
   std::string report() const { return file("report.html"); }
+  std::string lock() const { return file("train.lock"); }
   std::string checkpoint() const { return file(kCheckpoint); }
   std::string best() const { return file(kBest); }
   std::string averaged() const { return file(kAveraged); }
@@ -50,6 +53,21 @@ class RunDir {
 
  private:
   std::string path_;
+};
+
+// One writer per run: an advisory lock (flock) on the run's train.lock, held while the object
+// lives. The kernel releases it when the process ends, however it ends, so a lock left by a
+// killed training never blocks the next one. Creates the run directory if needed; throws
+// nmt::Error naming the run and the process holding it when another process has the lock.
+class RunLock {
+ public:
+  explicit RunLock(const RunDir& run);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
 };
 
 // The run `nmt translate` and friends use when no --model is given.

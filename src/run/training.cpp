@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "nmt/data/batcher.h"
@@ -47,16 +48,18 @@ void refuse_if_too_large(const model::TransformerOptions& options,
 
 struct RunSetup {
   RunDir run{""};
+  std::unique_ptr<RunLock> lock;  // held until training ends: one writer per run
   Config config;
   PreparedData prepared;
 };
 
 RunSetup resumed_run(const TrainRequest& request) {
-  RunSetup setup{resolve_run_dir(request.run_dir), {}, {}};
+  RunSetup setup{resolve_run_dir(request.run_dir), {}, {}, {}};
   if (!std::filesystem::exists(setup.run.checkpoint())) {
     throw CheckpointError(setup.run.checkpoint() +
                           ": nothing to resume (the run has no checkpoint yet)");
   }
+  setup.lock = std::make_unique<RunLock>(setup.run);
   setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
   save_config(setup.run.config(), setup.config);
   setup.prepared = load_prepared_data(setup.config, setup.run);
@@ -70,8 +73,10 @@ RunSetup fresh_run(const TrainRequest& request) {
   }
   RunSetup setup{
       RunDir(request.run_dir.empty() ? default_run_dir(request.config_path) : request.run_dir),
+      {},
       resolve_config(read_config_json(request.config_path), request.overrides),
       {}};
+  setup.lock = std::make_unique<RunLock>(setup.run);
   if (std::filesystem::exists(setup.run.checkpoint())) {
     throw ConfigError("--out: " + setup.run.path() +
                       " already holds a trained run; continue it with --resume or choose another "

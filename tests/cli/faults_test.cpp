@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "nmt/run_dir.h"
 #include "test_utils.h"
 
 namespace nmt::cli {
@@ -56,6 +57,25 @@ TEST(DiskFullTest, SplitFilesThatCannotBeWrittenAreAnErrorNamingTheFile) {
   EXPECT_NE(result.output.find("cannot write " + run + "/train.tsv: No space left on device"),
             std::string::npos)
       << result.output;
+}
+
+TEST(RunLockTest, ASecondTrainingIntoARunBeingTrainedIsRefused) {
+  testing::ScratchDir dir;
+  const std::string run = dir.file("run");
+  const auto first =
+      run_nmt("train --config '" + tiny_config(dir) + "' --out '" + run + "' --max-steps 1");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string checkpoint = testing::read_file(run + "/checkpoint.pt");
+  {
+    const RunLock training(RunDir{run});  // this process stands for the training in progress
+    const auto second = run_nmt("train --resume --out '" + run + "' --max-steps 2");
+    EXPECT_EQ(second.exit_code, 1) << second.output;
+    EXPECT_NE(second.output.find(" is being trained by another nmt process (pid "),
+              std::string::npos)
+        << second.output;
+    EXPECT_EQ(testing::read_file(run + "/checkpoint.pt"), checkpoint);
+  }
+  EXPECT_EQ(run_nmt("train --resume --out '" + run + "' --max-steps 2").exit_code, 0);
 }
 
 std::string model_config(const testing::ScratchDir& dir, int d_model, int layers) {
