@@ -39,7 +39,8 @@ Command add_bench_train(CLI::App& bench) {
   flags->add<int64_t>("--batch-size", "train.batch_size", "Sentences per batch");
   flags->add<int64_t>("--max-tokens", "train.max_tokens",
                       "Padded target tokens per batch, 0 = use --batch-size");
-  flags->add<std::string>("--precision", "train.precision", "Arithmetic: auto, fp32 or bf16 autocast");
+  flags->add<std::string>("--precision", "train.precision",
+                          "Arithmetic: auto, fp32 or bf16 autocast");
   add_runtime_flags(*flags);
   command->footer(
       "Example: nmt bench train --config configs/seed.json --data "

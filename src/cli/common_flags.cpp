@@ -24,12 +24,28 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<int64_t>("--max-len", "decode.max_len",
                      "Output tokens at most (0 = 2 x source length + 10)");
   flags.add<int64_t>("--batch-size", "decode.batch_size", "Sentences decoded together");
-  flags.add<std::string>("--precision", "decode.precision",
-                         "Matrix products in fp32, bf16 or int8; auto: int8 on CPUs with AVX512-VNNI");
+  flags.add<std::string>(
+      "--precision", "decode.precision",
+      "Matrix products in fp32, bf16 or int8; auto: int8 on CPUs with AVX512-VNNI");
 }
 
 void add_model_options(CLI::App& command, run::RunRequest& request) {
   command.add_option("-m,--model", request.run_dir, "Run directory (default: runs/latest)");
+  command.add_option(
+      "--checkpoint", request.checkpoint,
+      "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");
+}
+
+void add_ensemble_model_options(CLI::App& command, run::RunRequest& request) {
+  command.add_option_function<std::vector<std::string>>(
+      "-m,--model",
+      [&request](const std::vector<std::string>& runs) {
+        request.run_dir = runs.front();
+        request.ensemble_dirs.assign(runs.begin() + 1, runs.end());
+      },
+      "Run directory (default: runs/latest). Given more than once, the runs translate as an "
+      "ensemble that averages their log-probabilities at every step (they must share "
+      "vocabularies; --checkpoint and the loss apply to the first)");
   command.add_option(
       "--checkpoint", request.checkpoint,
       "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");

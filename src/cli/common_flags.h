@@ -16,4 +16,7 @@ void add_decode_flags(ConfigFlags& flags);
 // --model RUN and --checkpoint NAME.
 void add_model_options(CLI::App& command, run::RunRequest& request);
 
+// Like add_model_options, with --model repeatable: several runs translate as an ensemble.
+void add_ensemble_model_options(CLI::App& command, run::RunRequest& request);
+
 }  // namespace nmt::cli

@@ -41,7 +41,7 @@ Command add_eval(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   auto flags = std::make_shared<ConfigFlags>(*command);
   run::EvalOptions& options = args->options;
-  add_model_options(*command, args->model);
+  add_ensemble_model_options(*command, args->model);
   command->add_option("--split", options.split, "test or valid")->capture_default_str();
   command
       ->add_option("--src", options.source_file,
@@ -63,7 +63,8 @@ Command add_eval(CLI::App& app) {
       "Examples:\n"
       "  nmt eval\n"
       "  nmt eval --model runs/seed --split valid --strategy beam --beam-size 5 --json\n"
-      "  nmt eval --src news.en --ref news.es --out news.hyp");
+      "  nmt eval --src news.en --ref news.es --out news.hyp\n"
+      "  nmt eval --model runs/a --model runs/b --model runs/c   (an ensemble of three runs)");
   return {command, [args, flags] { return run_eval(*args, *flags); }};
 }
 

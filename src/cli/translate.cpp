@@ -44,7 +44,7 @@ Command add_translate(CLI::App& app) {
       "Decoding defaults come from the run's config (decode section).");
   auto args = std::make_shared<TranslateArgs>();
   auto flags = std::make_shared<ConfigFlags>(*command);
-  add_model_options(*command, args->model);
+  add_ensemble_model_options(*command, args->model);
   command->add_option("sentences", args->sentences, "Sentences to translate (default: read stdin)");
   command->add_flag("--scores", args->show_scores,
                     "Print the log-probability before each translation");

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <numeric>
 #include <thread>
 
 #include "nmt/cpu_features.h"
+#include "nmt/decode/ensemble_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/error.h"
 #include "nmt/text/vocab.h"
@@ -39,10 +41,20 @@ Translator::Translator(model::Transformer model,
                        text::TokenizerPair tokenizers,
                        text::CleanMode clean,
                        c10::Device device)
-    : model_(std::move(model)),
+    : Translator(
+          std::vector<model::Transformer>{std::move(model)}, std::move(tokenizers), clean, device) {
+}
+
+Translator::Translator(std::vector<model::Transformer> models,
+                       text::TokenizerPair tokenizers,
+                       text::CleanMode clean,
+                       c10::Device device)
+    : models_(std::move(models)),
       tokenizers_(std::move(tokenizers)),
       clean_(clean),
-      device_(device) {}
+      device_(device) {
+  if (models_.empty()) throw ConfigError("translator: needs at least one model");
+}
 
 TranslationReport Translator::translate(const std::vector<std::string>& sentences,
                                         const SearchOptions& options) {
@@ -160,8 +172,12 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
                                                 const SearchOptions& options) {
   const auto search = make_search(options);
   c10::InferenceMode inference;
-  model_->eval();
-  const WeightFormScope form(model_, decoding_form(options.precision, device_));
+  const model::WeightForm weight_form = decoding_form(options.precision, device_);
+  std::vector<std::unique_ptr<WeightFormScope>> forms;
+  for (model::Transformer& model : models_) {
+    model->eval();
+    forms.push_back(std::make_unique<WeightFormScope>(model, weight_form));
+  }
   TranslationReport report;
   report.results.resize(cleaned.size());
   std::vector<std::vector<int64_t>> encoded(cleaned.size());
@@ -191,16 +207,26 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
         order.begin() + static_cast<std::ptrdiff_t>(start),
         order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
   }
-  model_->reserve_positions(std::max(longest, output_limit(options.max_len, longest)) + 1, device_);
+  for (model::Transformer& model : models_) {
+    model->reserve_positions(std::max(longest, output_limit(options.max_len, longest)) + 1,
+                             device_);
+  }
   std::atomic<int64_t> source_positions{0};
   std::atomic<int64_t> step_rows{0};
   const auto decode_batch = [&](const std::vector<std::size_t>& batch) {
     std::vector<int64_t> lengths;
     for (const std::size_t i : batch) lengths.push_back(static_cast<int64_t>(encoded[i].size()));
-    TransformerStepModel step_model(model_);
+    std::vector<TransformerStepModel> members(models_.begin(), models_.end());
+    std::vector<StepModel*> member_pointers;
+    for (TransformerStepModel& member : members) member_pointers.push_back(&member);
+    EnsembleStepModel ensemble(member_pointers);
+    StepModel& step_model =
+        members.size() == 1 ? members.front() : static_cast<StepModel&>(ensemble);
     auto hypotheses = search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
-    source_positions += step_model.source_positions();
-    step_rows += step_model.step_rows();
+    for (const TransformerStepModel& member : members) {
+      source_positions += member.source_positions();
+      step_rows += member.step_rows();
+    }
     return hypotheses;
   };
   const std::vector<std::vector<std::vector<Hypothesis>>> hypotheses =

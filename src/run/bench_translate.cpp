@@ -21,7 +21,7 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
     sources.push_back(pairs[static_cast<std::size_t>(i) % pairs.size()].source);
   }
   const decode::SearchOptions& decoding = run.config.decode;
-  decode::Translator translator(run.model, run.tokenizers, run.config.text.clean, run.device);
+  decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
   const std::size_t warmup = std::min<std::size_t>(16, sources.size());
   translator.translate_cleaned(
       {sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(warmup)}, decoding);

@@ -97,7 +97,7 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
   const Config& config = run.config;
   EvalReport report;
   const auto start = std::chrono::steady_clock::now();
-  decode::Translator translator(run.model, run.tokenizers, config.text.clean, run.device);
+  decode::Translator translator(run.models(), run.tokenizers, config.text.clean, run.device);
   const decode::TranslationReport translations =
       data.sources_are_cleaned ? translator.translate_cleaned(data.sources, config.decode)
                                : translator.translate(data.sources, config.decode);
@@ -123,7 +123,7 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
                            train::uses_bf16(config.train.precision, run.device.is_cuda()));
 
   report.data = data.description;
-  report.checkpoint = run.checkpoint;
+  report.checkpoint = run.checkpoints();
   report.is_notebook_form = options.is_notebook_form;
   report.references_form =
       references_form(options.is_notebook_form ? text::CleanMode::kNotebook : config.text.clean);

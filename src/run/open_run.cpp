@@ -38,6 +38,41 @@ std::string pick_checkpoint(const RunDir& run, const std::string& name) {
                         "trained?");
 }
 
+namespace {
+
+// Ensemble members must map ids to the same pieces: same sizes and the same piece for every id.
+bool same_vocabulary(const text::Tokenizer& a, const text::Tokenizer& b) {
+  if (a.size() != b.size()) return false;
+  std::vector<int64_t> ids(static_cast<std::size_t>(a.size()));
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i);
+  return a.pieces(ids) == b.pieces(ids);
+}
+
+model::Transformer load_weights(const model::TransformerOptions& options,
+                                const text::TokenizerPair& tokenizers,
+                                const std::string& checkpoint,
+                                const c10::Device& device) {
+  model::Transformer model(options, tokenizers.source->size(), tokenizers.target->size());
+  model->to(device);
+  train::load_checkpoint(checkpoint, model, nullptr, device, /*restore_rng=*/false);
+  model->eval();
+  return model;
+}
+
+}  // namespace
+
+std::vector<model::Transformer> OpenedRun::models() const {
+  std::vector<model::Transformer> all{model};
+  all.insert(all.end(), ensemble.begin(), ensemble.end());
+  return all;
+}
+
+std::string OpenedRun::checkpoints() const {
+  std::string joined = checkpoint;
+  for (const std::string& other : ensemble_checkpoints) joined += " + " + other;
+  return joined;
+}
+
 OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides) {
   OpenedRun opened;
   opened.dir = resolve_run_dir(request.run_dir);
@@ -46,12 +81,24 @@ OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides) 
   opened.device = resolve_device(opened.config.train.device);
   opened.checkpoint = pick_checkpoint(opened.dir, request.checkpoint);
   opened.tokenizers = text::load_tokenizers(opened.config.text, opened.dir.path());
-  opened.model = model::Transformer(opened.config.model, opened.tokenizers.source->size(),
-                                    opened.tokenizers.target->size());
-  opened.model->to(opened.device);
-  train::load_checkpoint(opened.checkpoint, opened.model, nullptr, opened.device,
-                         /*restore_rng=*/false);
-  opened.model->eval();
+  opened.model =
+      load_weights(opened.config.model, opened.tokenizers, opened.checkpoint, opened.device);
+  for (const std::string& member_dir : request.ensemble_dirs) {
+    const RunDir member = resolve_run_dir(member_dir);
+    const Config config = resolve_config(read_config_json(member.config()), overrides);
+    const text::TokenizerPair tokenizers = text::load_tokenizers(config.text, member.path());
+    if (config.text.clean != opened.config.text.clean ||
+        !same_vocabulary(*tokenizers.source, *opened.tokenizers.source) ||
+        !same_vocabulary(*tokenizers.target, *opened.tokenizers.target)) {
+      throw ConfigError(
+          "--model: " + member.path() + " cannot join an ensemble with " + opened.dir.path() +
+          ": its vocabularies or text cleaning differ (ensembles need runs that share "
+          "them, e.g. trained on the same prepared data)");
+    }
+    opened.ensemble_checkpoints.push_back(pick_checkpoint(member, ""));
+    opened.ensemble.push_back(load_weights(config.model, opened.tokenizers,
+                                           opened.ensemble_checkpoints.back(), opened.device));
+  }
   return opened;
 }
 

@@ -29,7 +29,7 @@ TranslateSummary translate_sentences(OpenedRun& run,
                                      const std::vector<std::string>& sentences,
                                      std::ostream& out,
                                      bool show_scores) {
-  decode::Translator translator(run.model, run.tokenizers, run.config.text.clean, run.device);
+  decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
   const decode::TranslationReport report = translator.translate(sentences, run.config.decode);
   out << format_translations(report, 0, show_scores) << std::flush;
   return {sentences.size(), report.truncated_inputs};
@@ -39,7 +39,7 @@ TranslateSummary translate_stream(OpenedRun& run,
                                   std::istream& in,
                                   std::ostream& out,
                                   bool show_scores) {
-  decode::Translator translator(run.model, run.tokenizers, run.config.text.clean, run.device);
+  decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
   TranslateSummary summary;
   std::vector<std::string> lines;
   auto flush = [&] {

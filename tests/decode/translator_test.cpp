@@ -1,10 +1,11 @@
 #include "nmt/decode/translator.h"
 
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
 #include <gtest/gtest.h>
 
-#include <ATen/Parallel.h>
-
 #include "nmt/cpu_features.h"
+#include "nmt/decode/ensemble_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/model/linear.h"
 #include "nmt/text/vocab.h"
@@ -123,7 +124,8 @@ TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) 
       EXPECT_EQ(side_by_side.results[i][0].score, in_order.results[i][0].score) << inputs[i];
     }
     for (const Precision precision : {Precision::kBf16, Precision::kInt8}) {
-      if (precision == Precision::kInt8 && !(model::has_int8_inference() && cpu_has_avx512_vnni())) {
+      if (precision == Precision::kInt8 &&
+          !(model::has_int8_inference() && cpu_has_avx512_vnni())) {
         continue;
       }
       options.precision = precision;
@@ -131,6 +133,82 @@ TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) 
     }
   }
   EXPECT_TRUE(torch::equal(model->forward(source, source), before));
+}
+
+// A member that always proposes the same logits.
+class FixedLogitsStepModel final : public StepModel {
+ public:
+  explicit FixedLogitsStepModel(at::Tensor logits) : logits_(std::move(logits)) {}
+  void start(const at::Tensor&) override {}
+  at::Tensor step(const at::Tensor& last_ids) override {
+    return logits_.expand({last_ids.size(0), logits_.size(0)});
+  }
+  void keep_rows(const at::Tensor& rows) override { kept_.push_back(rows); }
+  std::vector<at::Tensor> kept_;
+
+ private:
+  at::Tensor logits_;
+};
+
+TEST(EnsembleTest, AStepAveragesTheMembersLogProbabilities) {
+  FixedLogitsStepModel first(torch::tensor({2.0f, 0.0f, -1.0f}));
+  FixedLogitsStepModel second(torch::tensor({0.0f, 3.0f, 0.0f}));
+  EnsembleStepModel ensemble({&first, &second});
+  const auto combined = ensemble.step(torch::tensor({1, 1}, torch::kLong));
+  const auto expected = (torch::log_softmax(torch::tensor({2.0f, 0.0f, -1.0f}), -1) +
+                         torch::log_softmax(torch::tensor({0.0f, 3.0f, 0.0f}), -1)) /
+                        2;
+  ASSERT_EQ(combined.sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(testing::all_close(combined[0], expected));
+  EXPECT_TRUE(testing::all_close(combined[1], expected));
+  ensemble.keep_rows(torch::tensor({1}, torch::kLong));
+  EXPECT_EQ(first.kept_.size(), 1u);
+  EXPECT_EQ(second.kept_.size(), 1u);
+}
+
+TEST(EnsembleTest, AnEnsembleOfOneTranslatesLikeTheModelAlone) {
+  auto model = testing::tiny_model(model::NormPosition::kPre, 12, 2);
+  const auto source = torch::tensor({{4, 5, 6, 7}, {8, 9, 0, 0}}, torch::kLong);
+  for (const Strategy strategy : {Strategy::kGreedy, Strategy::kBeam}) {
+    SearchOptions options;
+    options.strategy = strategy;
+    options.max_len = 8;
+    const auto search = make_search(options);
+    c10::InferenceMode inference;
+    TransformerStepModel alone(model);
+    const auto expected = search->search(alone, source, {4, 2});
+    TransformerStepModel member(model);
+    EnsembleStepModel ensemble({&member});
+    const auto got = search->search(ensemble, source, {4, 2});
+    for (std::size_t row = 0; row < expected.size(); ++row) {
+      ASSERT_EQ(got[row].size(), expected[row].size());
+      for (std::size_t k = 0; k < expected[row].size(); ++k) {
+        EXPECT_EQ(got[row][k].ids, expected[row][k].ids);
+        EXPECT_NEAR(got[row][k].score, expected[row][k].score, 1e-4);
+      }
+    }
+  }
+}
+
+TEST(EnsembleTest, TwoModelsDecodeTogetherAndTwoCopiesAgreeWithOne) {
+  auto first = testing::tiny_model(model::NormPosition::kPre, 12, 2);
+  auto second = testing::tiny_model(model::NormPosition::kPre, 12, 3);
+  const std::vector<std::string> inputs = {"a b c d", "h g f", "b"};
+  SearchOptions options;
+  options.strategy = Strategy::kBeam;
+  options.precision = Precision::kFp32;
+  const auto alone = Translator(first, words(), text::CleanMode::kNotebook, torch::kCPU)
+                         .translate(inputs, options);
+  const auto copies = Translator({first, first}, words(), text::CleanMode::kNotebook, torch::kCPU)
+                          .translate(inputs, options);
+  const auto pair = Translator({first, second}, words(), text::CleanMode::kNotebook, torch::kCPU)
+                        .translate(inputs, options);
+  ASSERT_EQ(pair.results.size(), inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    EXPECT_EQ(copies.results[i][0].ids, alone.results[i][0].ids) << inputs[i];
+  }
+  EXPECT_EQ(pair.source_positions, 2 * alone.source_positions)
+      << "each member encodes every source";
 }
 
 TEST(DecodePrecisionTest, AutoIsInt8OnlyOnACpuWithVnni) {

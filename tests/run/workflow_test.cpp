@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "nmt/error.h"
@@ -153,6 +154,32 @@ TEST_F(WorkflowTest, EvaluationScoresTheTestSplitAndRecordsIt) {
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->bleu, report.scores.bleu.score);
   EXPECT_EQ(last->checkpoint, opened.checkpoint);
+}
+
+TEST_F(WorkflowTest, AnEnsembleOfARunWithItselfTranslatesLikeTheRunAlone) {
+  EvalOptions options;
+  OpenedRun alone = open();
+  const EvalReport single = evaluate(alone, load_eval_data(alone, options), options);
+  OpenedRun twice = open_run({run().path(), "", {run().path()}}, {});
+  ASSERT_EQ(twice.models().size(), 2u);
+  const EvalReport ensemble = evaluate(twice, load_eval_data(twice, options), options);
+  EXPECT_EQ(ensemble.hypotheses, single.hypotheses);
+  EXPECT_EQ(ensemble.checkpoint, alone.checkpoint + " + " + alone.checkpoint);
+
+  testing::ScratchDir other;
+  std::filesystem::copy(run().path(), other.path(), std::filesystem::copy_options::recursive);
+  std::ofstream(RunDir(other.path()).file("vocab.tgt.txt"), std::ios::app) << "extra\n";
+  try {
+    open_run({run().path(), "", {other.path()}}, {});
+    FAIL() << "a run with another vocabulary cannot join";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what())
+                  .rfind("--model: " + other.path() + " cannot join an ensemble with " +
+                             run().path() + ": its vocabularies or text cleaning differ",
+                         0),
+              0u)
+        << error.what();
+  }
 }
 
 TEST_F(WorkflowTest, EvaluationOfFilesChecksTheirLineCounts) {

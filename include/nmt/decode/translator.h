@@ -44,6 +44,12 @@ class Translator {
              text::TokenizerPair tokenizers,
              text::CleanMode clean,
              c10::Device device);
+  // An ensemble: the models, which share tokenizers, decode as one (EnsembleStepModel). With one
+  // model it is the constructor above.
+  Translator(std::vector<model::Transformer> models,
+             text::TokenizerPair tokenizers,
+             text::CleanMode clean,
+             c10::Device device);
 
   // Translates raw sentences (they are cleaned like the training data first).
   TranslationReport translate(const std::vector<std::string>& sentences,
@@ -53,7 +59,7 @@ class Translator {
                                       const SearchOptions& options);
 
  private:
-  model::Transformer model_;
+  std::vector<model::Transformer> models_;
   text::TokenizerPair tokenizers_;
   text::CleanMode clean_;
   c10::Device device_;

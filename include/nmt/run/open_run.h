@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "nmt/config.h"
 #include "nmt/model/transformer.h"
@@ -22,6 +23,9 @@ namespace nmt::run {
 struct RunRequest {
   std::string run_dir;     // empty: runs/latest
   std::string checkpoint;  // empty: averaged.pt, else best.pt, else checkpoint.pt
+  // Further runs that translate together with run_dir as an ensemble (--model given again); each
+  // uses its default checkpoint and must have the same vocabularies and cleaning.
+  std::vector<std::string> ensemble_dirs;
 };
 
 // A trained model ready to use.
@@ -31,8 +35,15 @@ struct OpenedRun {
   Config config;           // config.json with the overrides applied
   text::TokenizerPair tokenizers;
   model::Transformer model{nullptr};
+  std::vector<model::Transformer> ensemble;  // the further models of an ensemble, if any
+  std::vector<std::string> ensemble_checkpoints;
   c10::Device device{c10::kCPU};
   int64_t threads = 0;  // CPU threads set
+
+  // model followed by the ensemble's further models.
+  std::vector<model::Transformer> models() const;
+  // The checkpoint, or all of an ensemble's joined by " + ".
+  std::string checkpoints() const;
 };
 
 // The run directory for --model: the given one, or runs/latest.
