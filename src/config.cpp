@@ -202,6 +202,9 @@ void config_fields(Fields& f, Config& c) {
   f("seed", c.data.seed);
   f("group_by_source", c.data.group_by_source);
   f("dedupe", c.data.dedupe);
+  f("reverse", c.data.reverse);
+  f("source_lang", c.data.source_lang);
+  f("target_lang", c.data.target_lang);
 
   f.section("text");
   f("clean", c.text.clean, kCleanModes);

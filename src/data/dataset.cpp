@@ -122,6 +122,22 @@ void CorpusOptions::validate() const {
     throw ConfigError("valid_fraction: valid_fraction + test_fraction must stay below 1, got " +
                       format_number(valid_fraction + test_fraction));
   }
+  for (const auto& [key, code] :
+       {std::pair{"source_lang", &source_lang}, std::pair{"target_lang", &target_lang}}) {
+    const bool is_code =
+        code->size() <= 16 &&
+        code->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") ==
+            std::string::npos;
+    if (!is_code) {
+      throw ConfigError(std::string(key) +
+                        ": expected a language code such as \"en\" or \"pt-BR\", got \"" + *code +
+                        "\"");
+    }
+  }
+}
+
+void reverse_pairs(std::vector<SentencePair>& pairs) {
+  for (SentencePair& pair : pairs) std::swap(pair.source, pair.target);
 }
 
 Splits make_splits(const std::vector<SentencePair>& raw,

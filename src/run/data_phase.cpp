@@ -45,6 +45,13 @@ nlohmann::json report_json(const data::ReadReport& read,
       {"vocab", {{"source", tokenizers.source->size()}, {"target", tokenizers.target->size()}}}};
 }
 
+// " en -> es" when the language codes are set.
+std::string describe_direction(const data::CorpusOptions& options) {
+  if (options.source_lang.empty() && options.target_lang.empty()) return "";
+  return " " + (options.source_lang.empty() ? std::string("?") : options.source_lang) + " -> " +
+         (options.target_lang.empty() ? std::string("?") : options.target_lang);
+}
+
 enum class Side { kSource, kTarget };
 
 std::vector<std::string> side(const std::vector<data::SentencePair>& pairs, Side which) {
@@ -72,8 +79,15 @@ void log_splits(const Config& config, const data::Splits& splits) {
 PreparedData prepare_data(const Config& config, const RunDir& dir) {
   std::filesystem::create_directories(dir.path());
   const auto start = std::chrono::steady_clock::now();
-  const data::Corpus corpus = data::read_tsv_file(config.data.path, config.data.format);
+  data::Corpus corpus = data::read_tsv_file(config.data.path, config.data.format);
   log_read_report(corpus.report);
+  if (config.data.reverse) {
+    data::reverse_pairs(corpus.pairs);
+    spdlog::info("direction: the file's second column is the source (data.reverse){}",
+                 describe_direction(config.data));
+  } else if (!config.data.source_lang.empty() || !config.data.target_lang.empty()) {
+    spdlog::info("direction:{}", describe_direction(config.data));
+  }
 
   PreparedData prepared;
   prepared.splits = data::make_splits(corpus.pairs, config.data, config.text.clean);

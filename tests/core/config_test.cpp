@@ -106,6 +106,21 @@ TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
   }
 }
 
+TEST(ConfigTest, DirectionKeysRoundTripAndLanguageCodesAreChecked) {
+  const Config reversed = config_from_json(
+      json::parse(R"({"data": {"reverse": true, "source_lang": "es", "target_lang": "en"}})"));
+  EXPECT_TRUE(reversed.data.reverse);
+  EXPECT_EQ(config_to_json(reversed)["data"]["source_lang"], "es");
+  try {
+    config_from_json(json::parse(R"({"data": {"source_lang": "e n"}})"));
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "data.source_lang: expected a language code such as \"en\" or \"pt-BR\", got \"e "
+              "n\"");
+  }
+}
+
 TEST(ConfigTest, ANumberOutOfRangeNamesItsKey) {
   testing::ScratchDir dir;
   try {

@@ -28,6 +28,9 @@ struct CorpusOptions {
   uint64_t seed = 23;                          // split seed
   bool group_by_source = true;                 // keep pairs sharing a source sentence in one split
   bool dedupe = false;                         // drop exact duplicate pairs (after cleaning)
+  bool reverse = false;     // swap the sides: translate the file's second column into its first
+  std::string source_lang;  // optional language codes ("en", "es"), recorded with the run
+  std::string target_lang;
 
   // Throws ConfigError naming the field.
   void validate() const;
@@ -47,6 +50,9 @@ struct Splits {
   std::vector<SentencePair> test;
   FilterReport report;
 };
+
+// Swaps source and target of every pair (data.reverse: the same file trains the other direction).
+void reverse_pairs(std::vector<SentencePair>& pairs);
 
 // Cleans, filters and splits raw pairs. Pairs keep their input order inside each split.
 Splits make_splits(const std::vector<SentencePair>& raw,
