@@ -387,6 +387,17 @@ Config resolve_config(json base, const ConfigOverrides& overrides) {
   return config_from_json(base);
 }
 
+ConfigOverride parse_config_override(const std::string& assignment) {
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigError("--set: expected section.key=value, got \"" + assignment + "\"");
+  }
+  const std::string text = assignment.substr(equals + 1);
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+  return {assignment.substr(0, equals), value};
+}
+
 void set_config_value(json& root, const std::string& dotted_key, const json& value) {
   const std::size_t dot = dotted_key.find('.');
   if (dot == std::string::npos) throw ConfigError(dotted_key + ": expected section.key");

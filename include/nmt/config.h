@@ -54,6 +54,10 @@ struct ConfigOverride {
 };
 using ConfigOverrides = std::vector<ConfigOverride>;
 
+// "section.key=value" (the --set flag): the value is read as JSON when it is JSON (512, 0.3,
+// true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=".
+ConfigOverride parse_config_override(const std::string& assignment);
+
 // base with the overrides applied in order, parsed and validated once, so that a bad flag value
 // gets the same message as a bad value in the file.
 Config resolve_config(nlohmann::json base, const ConfigOverrides& overrides);

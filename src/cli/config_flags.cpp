@@ -13,6 +13,18 @@ CLI::Option* ConfigFlags::add_switch(const std::string& flag,
       describe(help, key));
 }
 
+CLI::Option* ConfigFlags::add_set_option() {
+  return app_.add_option_function<std::vector<std::string>>(
+      "--set",
+      [this](const std::vector<std::string>& assignments) {
+        for (const std::string& assignment : assignments) {
+          overrides_.push_back(parse_config_override(assignment));
+        }
+      },
+      "Override any configuration key, e.g. --set model.dropout=0.3 --set text.vocab_size=4000 "
+      "(repeatable; applied with the other flags in command-line order)");
+}
+
 std::string ConfigFlags::describe(const std::string& help, const std::string& key) {
   const nlohmann::json defaults = config_to_json(Config{});
   const std::size_t dot = key.find('.');

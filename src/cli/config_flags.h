@@ -29,6 +29,9 @@ class ConfigFlags {
   // Adds a boolean --flag that sets the config key to true.
   CLI::Option* add_switch(const std::string& flag, const std::string& key, const std::string& help);
 
+  // Adds --set section.key=value (repeatable) for any key of the configuration.
+  CLI::Option* add_set_option();
+
   // The overrides given, in command-line order.
   const ConfigOverrides& overrides() const { return overrides_; }
 

@@ -30,6 +30,7 @@ Command add_prepare(CLI::App& app) {
   command->add_option("-o,--out", args->out_dir,
                       "Output directory (default: runs/<config name>-data)");
   flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
+  flags->add_set_option();
   flags->add_switch("--reverse", "data.reverse",
                     "Swap the sides: translate the file's second column into its first");
   flags->add<int64_t>("--max-words", "data.max_words", "Drop pairs with more words on a side");

@@ -39,6 +39,7 @@ Command add_train(CLI::App& app) {
   flags->add<std::string>("--precision", "train.precision",
                           "Arithmetic: auto (bf16 on CPUs with AVX512-BF16), fp32 or bf16");
   flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
+  flags->add_set_option();
   flags->add_switch("--reverse", "data.reverse",
                     "Swap the sides: translate the file's second column into its first");
   command->footer(

@@ -121,6 +121,18 @@ TEST(ConfigTest, DirectionKeysRoundTripAndLanguageCodesAreChecked) {
   }
 }
 
+TEST(ConfigTest, SetAssignmentsReadJsonValuesAndBareWords) {
+  EXPECT_EQ(parse_config_override("model.d_model=512").value, 512);
+  EXPECT_EQ(parse_config_override("model.dropout=0.3").value, 0.3);
+  EXPECT_EQ(parse_config_override("data.reverse=true").value, true);
+  EXPECT_EQ(parse_config_override("model.norm=pre").value, "pre");
+  EXPECT_EQ(parse_config_override("data.path=a=b.tsv").value, "a=b.tsv");
+  EXPECT_EQ(parse_config_override("data.path=a=b.tsv").key, "data.path");
+  EXPECT_THROW(parse_config_override("model.d_model"), ConfigError);
+  EXPECT_THROW(resolve_config(json::object(), {parse_config_override("model.width=3")}),
+               ConfigError);
+}
+
 TEST(ConfigTest, ANumberOutOfRangeNamesItsKey) {
   testing::ScratchDir dir;
   try {
