@@ -25,17 +25,22 @@ AtomicFile::~AtomicFile() {
   if (fd_ >= 0) discard();
 }
 
-void AtomicFile::append(const void* data, std::size_t size) {
+int write_fully(int fd, const void* data, std::size_t size) {
   const char* bytes = static_cast<const char*>(data);
-  while (size > 0 && first_error_ == 0) {
-    const ssize_t written = ::write(fd_, bytes, size);
+  while (size > 0) {
+    const ssize_t written = ::write(fd, bytes, size);
     if (written < 0) {
-      if (errno != EINTR) first_error_ = errno;
-      continue;
+      if (errno == EINTR) continue;
+      return errno;
     }
     bytes += written;
     size -= static_cast<std::size_t>(written);
   }
+  return 0;
+}
+
+void AtomicFile::append(const void* data, std::size_t size) {
+  if (first_error_ == 0) first_error_ = write_fully(fd_, data, size);
 }
 
 void AtomicFile::commit() {

@@ -221,17 +221,11 @@ void MetricsLog::write(MetricsRecord record) {
   std::visit([now](auto& typed) { typed.time = now; }, record);
   const std::string line = to_json(record).dump() + "\n";
   const off_t previous_end = ::lseek(fd_, 0, SEEK_END);
-  std::size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t written = ::write(fd_, line.data() + done, line.size() - done);
-    if (written < 0 && errno == EINTR) continue;
-    if (written < 0) {
-      const int error = errno;
-      const bool is_cut_back = previous_end >= 0 && ::ftruncate(fd_, previous_end) == 0;
-      throw Error("cannot append to " + path_ + ": " + std::strerror(error) +
-                  (is_cut_back ? "" : " (its last line may be incomplete)"));
-    }
-    done += static_cast<std::size_t>(written);
+  const int error = write_fully(fd_, line.data(), line.size());
+  if (error != 0) {
+    const bool is_cut_back = previous_end >= 0 && ::ftruncate(fd_, previous_end) == 0;
+    throw Error("cannot append to " + path_ + ": " + std::strerror(error) +
+                (is_cut_back ? "" : " (its last line may be incomplete)"));
   }
 }
 

@@ -11,6 +11,10 @@
 
 namespace nmt {
 
+// Writes every byte to the file descriptor, continuing after interrupted and partial writes;
+// returns 0, or the errno of the write that failed.
+int write_fully(int fd, const void* data, std::size_t size);
+
 // A file written as "<path>.tmp" and renamed over path by commit() once every byte reached the
 // disk (fsync), so path always holds either its previous content or the complete new one. A
 // failed write (disk full, I/O error) is remembered and reported by commit(), which then removes

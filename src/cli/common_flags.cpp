@@ -37,15 +37,20 @@ void add_model_options(CLI::App& command, run::RunRequest& request) {
 }
 
 void add_ensemble_model_options(CLI::App& command, run::RunRequest& request) {
-  command.add_option_function<std::vector<std::string>>(
-      "-m,--model",
-      [&request](const std::vector<std::string>& runs) {
-        request.run_dir = runs.front();
-        request.ensemble_dirs.assign(runs.begin() + 1, runs.end());
-      },
-      "Run directory (default: runs/latest). Given more than once, the runs translate as an "
-      "ensemble that averages their log-probabilities at every step (they must share "
-      "vocabularies; --checkpoint and the loss apply to the first)");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "-m,--model",
+          [&request](const std::vector<std::string>& runs) {
+            request.run_dir = runs.front();
+            request.ensemble_dirs.assign(runs.begin() + 1, runs.end());
+          },
+          "Run directory (default: runs/latest). Given more than once, the runs translate as an "
+          "ensemble that averages their log-probabilities at every step (they must share "
+          "vocabularies; --checkpoint and the loss apply to the first)")
+      // One run per --model, so that sentences after it stay sentences.
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command.add_option(
       "--checkpoint", request.checkpoint,
       "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");

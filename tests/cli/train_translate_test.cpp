@@ -85,6 +85,15 @@ TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
   }
 }
 
+TEST_F(TrainedRunTest, ARepeatedModelIsAnEnsembleAndSentencesStaySentences) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  const auto alone = run_nmt("-q translate" + model() + " 'I am hungry' 'Where is the bank?'");
+  const auto ensemble =
+      run_nmt("-q translate" + model() + model() + " 'I am hungry' 'Where is the bank?'");
+  ASSERT_EQ(ensemble.exit_code, 0) << ensemble.output;
+  EXPECT_EQ(ensemble.output, alone.output);
+}
+
 TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
   ASSERT_EQ(train_result_->exit_code, 0);
   const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
