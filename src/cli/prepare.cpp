@@ -41,7 +41,7 @@ Command add_prepare(CLI::App& app) {
                 resolve_config(read_config_json(args->config_path), flags->overrides());
             const std::string out =
                 args->out_dir.empty() ? run::default_data_dir(args->config_path) : args->out_dir;
-            run::prepare_data(config, RunDir(out));
+            run::prepare_run_data(config, RunDir(out));
             return 0;
           }};
 }

@@ -129,4 +129,9 @@ std::string default_data_dir(const std::string& config_path) {
   return "runs/" + std::filesystem::path(config_path).stem().string() + "-data";
 }
 
+PreparedData prepare_run_data(const Config& config, const RunDir& dir) {
+  const RunLock lock(dir);
+  return prepare_data(config, dir);
+}
+
 }  // namespace nmt::run

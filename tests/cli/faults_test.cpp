@@ -59,7 +59,7 @@ TEST(DiskFullTest, SplitFilesThatCannotBeWrittenAreAnErrorNamingTheFile) {
       << result.output;
 }
 
-TEST(RunLockTest, ASecondTrainingIntoARunBeingTrainedIsRefused) {
+TEST(RunLockTest, AnotherTrainingOrPrepareIntoARunBeingTrainedIsRefused) {
   testing::ScratchDir dir;
   const std::string run = dir.file("run");
   const auto first =
@@ -74,6 +74,13 @@ TEST(RunLockTest, ASecondTrainingIntoARunBeingTrainedIsRefused) {
               std::string::npos)
         << second.output;
     EXPECT_EQ(testing::read_file(run + "/checkpoint.pt"), checkpoint);
+    const std::string split = testing::read_file(run + "/train.tsv");
+    const auto prepare =
+        run_nmt("prepare --config '" + tiny_config(dir) + "' --out '" + run + "' --seed 99");
+    EXPECT_EQ(prepare.exit_code, 1) << prepare.output;
+    EXPECT_NE(prepare.output.find(" is being trained by another nmt process"), std::string::npos)
+        << prepare.output;
+    EXPECT_EQ(testing::read_file(run + "/train.tsv"), split);
   }
   EXPECT_EQ(run_nmt("train --resume --out '" + run + "' --max-steps 2").exit_code, 0);
 }

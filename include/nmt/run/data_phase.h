@@ -21,6 +21,10 @@ struct PreparedData {
 // Writes dir's {train,valid,test}.tsv, tokenizer files, config.json and prepare.json (counts).
 PreparedData prepare_data(const Config& config, const RunDir& dir);
 
+// `nmt prepare`: prepare_data while holding dir's RunLock, so that it cannot replace the files of
+// a run that `nmt train` is writing.
+PreparedData prepare_run_data(const Config& config, const RunDir& dir);
+
 // Loads the splits and tokenizers a previous prepare_data wrote into dir.
 PreparedData load_prepared_data(const Config& config, const RunDir& dir);
 
