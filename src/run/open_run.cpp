@@ -10,16 +10,18 @@ namespace nmt::run {
 
 namespace fs = std::filesystem;
 
-RunDir resolve_run_dir(const std::string& requested) {
+RunDir resolve_run_dir(const std::string& requested, const std::string& flag) {
   const RunDir run(requested.empty() ? kLatestRunLink : requested);
   if (!fs::is_directory(run.path())) {
     throw ConfigError(requested.empty()
-                          ? "--model: no run given and runs/latest does not exist; train one with "
-                            "`nmt train` or pass --model RUN"
-                          : "--model: " + run.path() + " is not a run directory");
+                          ? flag +
+                                ": no run given and runs/latest does not exist; train one with "
+                                "`nmt train` or pass " +
+                                flag + " RUN"
+                          : flag + ": " + run.path() + " is not a run directory");
   }
   if (!fs::exists(run.config())) {
-    throw ConfigError("--model: " + run.path() + " has no config.json (not a run directory)");
+    throw ConfigError(flag + ": " + run.path() + " has no config.json (not a run directory)");
   }
   return run;
 }

@@ -51,19 +51,25 @@ struct RunSetup {
   std::unique_ptr<RunLock> lock;  // held until training ends: one writer per run
   Config config;
   PreparedData prepared;
+  bool has_checkpoint = false;  // false: a run stopped before its first save starts over
 };
 
 RunSetup resumed_run(const TrainRequest& request) {
-  RunSetup setup{resolve_run_dir(request.run_dir), {}, {}, {}};
-  if (!std::filesystem::exists(setup.run.checkpoint())) {
-    throw CheckpointError(setup.run.checkpoint() +
-                          ": nothing to resume (the run has no checkpoint yet)");
-  }
+  RunSetup setup{resolve_run_dir(request.run_dir, "--out"), {}, {}, {}};
   setup.lock = std::make_unique<RunLock>(setup.run);
+  // config.json is written after the splits and vocabularies, so a run that has it but no
+  // checkpoint was stopped between its data phase and its first save: it starts from step 0.
+  setup.has_checkpoint = std::filesystem::exists(setup.run.checkpoint());
   setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
   save_config(setup.run.config(), setup.config);
   setup.prepared = load_prepared_data(setup.config, setup.run);
-  spdlog::info("resuming {}", setup.run.path());
+  if (setup.has_checkpoint) {
+    spdlog::info("resuming {}", setup.run.path());
+  } else {
+    spdlog::info(
+        "{} has no checkpoint yet (stopped before its first save): training from the start",
+        setup.run.path());
+  }
   return setup;
 }
 
@@ -130,7 +136,7 @@ TrainOutcome train_run(const TrainRequest& request) {
   train::Trainer trainer(model, trainer_setup,
                          data::encode_pairs(setup.prepared.splits.train, tokenizers),
                          data::encode_pairs(setup.prepared.splits.valid, tokenizers));
-  if (request.is_resume) {
+  if (setup.has_checkpoint) {
     trainer.resume(setup.run.checkpoint());
     spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,
                  trainer.progress().batch, trainer.progress().step);

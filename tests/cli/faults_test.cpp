@@ -14,12 +14,17 @@ namespace {
 using testing::run_command;
 using testing::run_nmt;
 
-std::string tiny_config(const testing::ScratchDir& dir) {
-  return dir.write("tiny.json", R"({
+// A configuration training `model` (a JSON object) on the sample corpus for one epoch.
+std::string sample_config(const testing::ScratchDir& dir, const std::string& model) {
+  return dir.write("config.json", R"({
       "data": {"path": ")" + testing::source_dir() +
-                                    R"(/data/sample/en-es.tsv"},
-      "model": {"d_model": 16, "layers": 1, "heads": 2, "ff_mult": 2},
+                                      R"(/data/sample/en-es.tsv"},
+      "model": )" + model + R"(,
       "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+}
+
+std::string tiny_config(const testing::ScratchDir& dir) {
+  return sample_config(dir, R"({"d_model": 16, "layers": 1, "heads": 2, "ff_mult": 2})");
 }
 
 TEST(DiskFullTest, ACheckpointThatCannotBeWrittenStopsCleanlyAndTheRunResumes) {
@@ -45,6 +50,29 @@ TEST(DiskFullTest, ACheckpointThatCannotBeWrittenStopsCleanlyAndTheRunResumes) {
   EXPECT_EQ(freed.exit_code, 0) << freed.output;
   EXPECT_NE(freed.output.find("resumed at epoch 1, batch 2, step 2"), std::string::npos)
       << freed.output;
+}
+
+TEST(KilledRunTest, ARunKilledBeforeItsFirstCheckpointResumesFromTheStart) {
+  testing::ScratchDir dir;
+  const std::string run = dir.file("run");
+  // What a kill between the data phase and the first save leaves: data, vocabularies, config.
+  ASSERT_EQ(run_nmt("prepare --config '" + tiny_config(dir) + "' --out '" + run + "'").exit_code,
+            0);
+  const auto resumed = run_nmt("train --resume --out '" + run + "' --max-steps 2");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(
+      resumed.output.find(run + " has no checkpoint yet (stopped before its first save): training "
+                                "from the start"),
+      std::string::npos)
+      << resumed.output;
+  EXPECT_TRUE(std::filesystem::exists(run + "/checkpoint.pt"));
+
+  const auto missing = run_nmt("train --resume --out '" + dir.file("nowhere") + "'");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(
+      missing.output.find("nmt: error: --out: " + dir.file("nowhere") + " is not a run directory"),
+      std::string::npos)
+      << missing.output;
 }
 
 TEST(DiskFullTest, SplitFilesThatCannotBeWrittenAreAnErrorNamingTheFile) {
@@ -86,12 +114,8 @@ TEST(RunLockTest, AnotherTrainingOrPrepareIntoARunBeingTrainedIsRefused) {
 }
 
 std::string model_config(const testing::ScratchDir& dir, int d_model, int layers) {
-  return dir.write("big.json", R"({
-      "data": {"path": ")" + testing::source_dir() +
-                                   R"(/data/sample/en-es.tsv"},
-      "model": {"d_model": )" + std::to_string(d_model) +
-                                   R"(, "layers": )" + std::to_string(layers) + R"(, "heads": 8},
-      "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+  return sample_config(dir, R"({"d_model": )" + std::to_string(d_model) + R"(, "layers": )" +
+                                std::to_string(layers) + R"(, "heads": 8})");
 }
 
 TEST(OutOfMemoryTest, AModelTooLargeForTheMachineIsRefusedBeforeAllocating) {

@@ -50,7 +50,7 @@ class WorkflowTest : public ::testing::Test {
   }
   static const RunDir& run() { return outcome_->run; }
   static OpenedRun open(const ConfigOverrides& overrides = {}) {
-    return open_run({run().path(), ""}, overrides);
+    return open_run({run().path(), "", {}}, overrides);
   }
 
   static testing::ScratchDir* scratch_;
@@ -121,12 +121,13 @@ TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message_of({"/nonexistent", ""}, {}), "--model: /nonexistent is not a run directory");
-  EXPECT_EQ(message_of({scratch_->path(), ""}, {}),
+  EXPECT_EQ(message_of({"/nonexistent", "", {}}, {}),
+            "--model: /nonexistent is not a run directory");
+  EXPECT_EQ(message_of({scratch_->path(), "", {}}, {}),
             "--model: " + scratch_->path() + " has no config.json (not a run directory)");
-  EXPECT_EQ(message_of({run().path(), ""}, {{"decode.beam_size", 0}}),
+  EXPECT_EQ(message_of({run().path(), "", {}}, {{"decode.beam_size", 0}}),
             "decode.beam_size: expected a positive integer, got 0");
-  EXPECT_EQ(message_of({run().path(), "nope.pt"}, {}),
+  EXPECT_EQ(message_of({run().path(), "nope.pt", {}}, {}),
             run().file("nope.pt") + ": no such checkpoint");
 }
 

@@ -46,8 +46,8 @@ struct OpenedRun {
   std::string checkpoints() const;
 };
 
-// The run directory for --model: the given one, or runs/latest.
-RunDir resolve_run_dir(const std::string& requested);
+// The run directory for --model (or the command's `flag`): the given one, or runs/latest.
+RunDir resolve_run_dir(const std::string& requested, const std::string& flag = "--model");
 
 // The weights to use: `name` (a path, or a file of the run) when given, else the first of
 // averaged.pt, best.pt and checkpoint.pt that exists.

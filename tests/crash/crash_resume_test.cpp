@@ -1,0 +1,214 @@
+// Crash anywhere: `nmt train` is killed with SIGKILL at random moments, some of them while a
+// checkpoint is being written, and resumed with `nmt train --resume` each time. The run must
+// always resume, lose at most train.save_every steps per kill, and end with the same parameters,
+// optimiser moments and generator state, bit for bit, as a run that was never interrupted.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <torch/serialize/input-archive.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_utils.h"
+
+namespace nmt {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kSaveEvery = 3;
+constexpr int kKills = 12;  // half of them during a checkpoint write
+
+std::string crash_config(const testing::ScratchDir& dir) {
+  return dir.write("crash.json", R"({
+      "data": {"path": ")" + testing::source_dir() +
+                                     R"(/data/sample/en-es.tsv"},
+      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": 0.1},
+      "train": {"batch_size": 32, "epochs": 24, "threads": 1, "log_every": 1,
+                "save_every": )" + std::to_string(kSaveEvery) +
+                                     "}}");
+}
+
+// `nmt train` in its own process, its output in a file.
+class TrainingProcess {
+ public:
+  TrainingProcess(const std::vector<std::string>& arguments, const std::string& log) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      std::vector<char*> argv{const_cast<char*>(NMT_BINARY)};
+      for (const std::string& argument : arguments)
+        argv.push_back(const_cast<char*>(argument.c_str()));
+      argv.push_back(nullptr);
+      execv(NMT_BINARY, argv.data());
+      _exit(127);
+    }
+  }
+  ~TrainingProcess() {
+    if (!finished_) kill_now();
+  }
+  TrainingProcess(const TrainingProcess&) = delete;
+  TrainingProcess& operator=(const TrainingProcess&) = delete;
+
+  // The exit code once it has ended, without waiting.
+  std::optional<int> poll() {
+    if (finished_) return exit_code_;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+    finished_ = true;
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return exit_code_;
+  }
+  int wait() {
+    while (!poll()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return exit_code_;
+  }
+  void kill_now() {
+    ::kill(pid_, SIGKILL);
+    wait();
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool finished_ = false;
+  int exit_code_ = -1;
+};
+
+// The highest step in the run's metrics log, 0 before the first.
+int64_t last_logged_step(const std::string& run) {
+  std::ifstream in(run + "/metrics.jsonl");
+  int64_t last = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("\"step\":");
+    if (at == std::string::npos || line.find("\"event\":\"train\"") == std::string::npos) continue;
+    last = std::max<int64_t>(last, std::stoll(line.substr(at + 7)));
+  }
+  return last;
+}
+
+// Waits for a launch to say where it starts and returns that step (0: from the start).
+int64_t starting_step(TrainingProcess& process, const std::string& log) {
+  for (;;) {
+    const std::string text = testing::read_file(log);
+    const auto at = text.find("resumed at epoch ");
+    if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
+      return std::stoll(text.substr(text.find(", step ", at) + 7));
+    }
+    if (text.find("training from the start") != std::string::npos) return 0;
+    if (process.poll()) {
+      ADD_FAILURE() << "ended before resuming:\n" << text;
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Every entry of a checkpoint but the wall time spent, which differs between any two runs.
+void expect_same_state(const std::string& expected_path, const std::string& actual_path) {
+  torch::serialize::InputArchive expected;
+  torch::serialize::InputArchive actual;
+  expected.load_from(expected_path);
+  actual.load_from(actual_path);
+  const std::vector<std::string> keys = expected.keys();
+  ASSERT_EQ(keys, actual.keys());
+  int compared = 0;
+  for (const std::string& key : keys) {
+    if (key == "progress/train_seconds" || key == "config") continue;
+    torch::Tensor a;
+    torch::Tensor b;
+    ASSERT_TRUE(expected.try_read(key, a)) << key;
+    ASSERT_TRUE(actual.try_read(key, b)) << key;
+    EXPECT_TRUE(a.sizes() == b.sizes() && torch::equal(a, b)) << key << " differs";
+    ++compared;
+  }
+  EXPECT_GT(compared, 10);
+}
+
+TEST(CrashResumeTest, KilledAtRandomMomentsTheRunResumesAndEndsBitIdentical) {
+  testing::ScratchDir dir;
+  const std::string config = crash_config(dir);
+  const std::string straight = dir.file("straight");
+  ASSERT_EQ(
+      TrainingProcess({"train", "--config", config, "--out", straight}, dir.file("s.log")).wait(),
+      0)
+      << testing::read_file(dir.file("s.log"));
+  const int64_t total_steps = last_logged_step(straight);
+  ASSERT_GT(total_steps, 200);
+
+  const std::string crashed = dir.file("crashed");
+  const std::string save_in_progress = crashed + "/checkpoint.pt.tmp";
+  std::mt19937 random(2026);
+  int kills = 0;
+  int kills_during_save = 0;
+  int64_t killed_at = 0;
+  std::string history;
+  for (int launch = 0;; ++launch) {
+    ASSERT_LE(launch, kKills) << history;
+    const std::string log = dir.file("launch" + std::to_string(launch) + ".log");
+    TrainingProcess process =
+        launch == 0 ? TrainingProcess({"train", "--config", config, "--out", crashed}, log)
+                    : TrainingProcess({"train", "--resume", "--out", crashed}, log);
+    if (launch > 0) {
+      // The run resumes from its last checkpoint: at most save_every steps before the kill.
+      const int64_t resumed = starting_step(process, log);
+      history += "  resumed at step " + std::to_string(resumed) + "\n";
+      EXPECT_GE(resumed, killed_at - kSaveEvery) << history;
+      EXPECT_LE(resumed, killed_at) << history;
+    }
+    if (kills == kKills) {
+      ASSERT_EQ(process.wait(), 0) << testing::read_file(log);
+      break;
+    }
+    // Odd kills wait for a checkpoint write to begin and cut it short; even ones come after a
+    // random number of further steps plus a random fraction of a step.
+    const bool during_save = kills % 2 == 1;
+    const int64_t target =
+        last_logged_step(crashed) + std::uniform_int_distribution<int64_t>(1, 35)(random);
+    const auto extra =
+        std::chrono::microseconds(std::uniform_int_distribution<int>(0, 6000)(random));
+    bool leftover = fs::exists(save_in_progress);  // from a save killed before: wait for a new one
+    while (!process.poll()) {
+      if (during_save) {
+        const bool saving = fs::exists(save_in_progress);
+        if (leftover) {
+          leftover = saving;
+        } else if (saving) {
+          break;
+        }
+      } else if (last_logged_step(crashed) >= target) {
+        std::this_thread::sleep_for(extra);
+        break;
+      }
+    }
+    ASSERT_FALSE(process.poll()) << "training ended before kill " << kills + 1 << "\n"
+                                 << history << testing::read_file(log);
+    process.kill_now();
+    ++kills;
+    killed_at = last_logged_step(crashed);
+    const bool cut_a_save = fs::exists(save_in_progress);
+    if (cut_a_save) ++kills_during_save;
+    history += "kill " + std::to_string(kills) + " at step " + std::to_string(killed_at) +
+               (cut_a_save ? ", during a checkpoint write" : "") + "\n";
+  }
+  std::cout << history;
+  EXPECT_EQ(kills, kKills) << history;
+  EXPECT_GE(kills_during_save, 1) << history;
+  EXPECT_EQ(last_logged_step(crashed), total_steps);
+  expect_same_state(straight + "/checkpoint.pt", crashed + "/checkpoint.pt");
+  expect_same_state(straight + "/best.pt", crashed + "/best.pt");
+}
+
+}  // namespace
+}  // namespace nmt
