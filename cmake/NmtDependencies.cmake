@@ -1,7 +1,7 @@
 # Every third-party dependency, found once. Debian 12 packages provide all of them
 # (scripts/install-deps.sh); on the GPU machine scripts/gpu-build.sh points CMAKE_PREFIX_PATH at
-# the PyTorch wheel's LibTorch and at Debian packages unpacked into .deps/.
-find_package(Torch REQUIRED)
+# the PyTorch wheel's LibTorch and at Debian packages unpacked into .deps/. A sanitized build
+# (NMT_WITH_TORCH off) stops before LibTorch and oneDNN.
 find_package(CLI11 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json REQUIRED)
@@ -21,6 +21,11 @@ function(nmt_find_c_library target header)
 endfunction()
 nmt_find_c_library(utf8proc utf8proc.h NAMES utf8proc)
 nmt_find_c_library(sentencepiece sentencepiece_processor.h NAMES sentencepiece sentencepiece_train)
+
+if(NOT NMT_WITH_TORCH)
+  return()
+endif()
+find_package(Torch REQUIRED)
 
 # TorchConfig puts its ABI flag in TORCH_CXX_FLAGS; the Debian libraries and the wheel both use the
 # C++11 ABI, so every target that sees Torch must agree with it.
@@ -49,4 +54,27 @@ if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
   set(NMT_HAVE_DNNL ON)
 else()
   message(STATUS "oneDNN (libdnnl-dev) not found: int8 decoding is not built")
+endif()
+
+# c10d's Gloo process group: its header includes Gloo's, which Debian ships in libgloo-dev and the
+# PyTorch wheel may not. NCCL: in a CUDA LibTorch (the wheel), whose c10d was built with it.
+find_path(NMT_GLOO_INCLUDE_DIR gloo/config.h HINTS ${TORCH_INCLUDE_DIRS})
+set(NMT_HAVE_GLOO OFF)
+if(NMT_GLOO_INCLUDE_DIR)
+  set(NMT_HAVE_GLOO ON)
+else()
+  message(WARNING "Gloo headers not found (Debian: libgloo-dev): CPU ranks cannot train together")
+endif()
+set(NMT_HAVE_NCCL OFF)
+if(TORCH_CUDA_LIBRARIES OR CUDA_FOUND)
+  # c10d's NCCL header includes nccl.h, which the wheel keeps in its nvidia-nccl dependency
+  # (scripts/gpu-build.sh passes NMT_NCCL_INCLUDE_HINT).
+  find_path(NMT_NCCL_HEADER torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp HINTS ${TORCH_INCLUDE_DIRS})
+  find_path(NMT_NCCL_INCLUDE_DIR nccl.h HINTS ${NMT_NCCL_INCLUDE_HINT} ${CUDAToolkit_INCLUDE_DIRS})
+  if(NMT_NCCL_HEADER AND NMT_NCCL_INCLUDE_DIR)
+    set(NMT_HAVE_NCCL ON)
+    target_include_directories(nmt_torch SYSTEM INTERFACE ${NMT_NCCL_INCLUDE_DIR})
+  else()
+    message(WARNING "NCCL headers not found: CUDA ranks cannot train together (nmt train --nproc)")
+  endif()
 endif()

@@ -11,9 +11,13 @@ deps=$PWD/.deps/root/usr
 torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 python3 -c 'import torch; assert torch.compiled_with_cxx11_abi(), "the wheel must use the C++11 ABI"'
 export LD_LIBRARY_PATH=$deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# nccl.h for c10d's NCCL process group (distributed training on CUDA ranks) lives in the wheel's
+# nvidia-nccl dependency.
+nccl_include=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "include"))' 2>/dev/null || true)
 generator=()
 if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$torch_prefix;$deps" -DCMAKE_CUDA_COMPILER="$(command -v nvcc)"
+  -DCMAKE_PREFIX_PATH="$torch_prefix;$deps" -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+  -DNMT_NCCL_INCLUDE_HINT="$nccl_include"
 cmake --build "$build" --parallel "$(nproc)"
 echo "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH"

@@ -33,6 +33,9 @@ const Choices<model::NormPosition> kNorms = {{"post", model::NormPosition::kPost
                                              {"pre", model::NormPosition::kPre}};
 const Choices<train::Schedule> kSchedules = {{"constant", train::Schedule::kConstant},
                                              {"inverse_sqrt", train::Schedule::kInverseSqrt}};
+const Choices<train::Backend> kBackends = {{"auto", train::Backend::kAuto},
+                                           {"gloo", train::Backend::kGloo},
+                                           {"nccl", train::Backend::kNccl}};
 const Choices<train::Precision> kPrecisions = {{"auto", train::Precision::kAuto},
                                                {"fp32", train::Precision::kFp32},
                                                {"bf16", train::Precision::kBf16}};
@@ -69,6 +72,18 @@ class ConfigReader {
     if (it == root_.end()) return;
     if (!it->is_object()) fail(name_, "an object", *it);
     object_ = &*it;
+  }
+
+  // An object inside the current section (train.distributed); its keys are read next.
+  void subsection(const char* name) {
+    const json* value = find(name);
+    finish_section();
+    name_ += std::string(".") + name;
+    known_.clear();
+    object_ = nullptr;
+    if (!value) return;
+    if (!value->is_object()) fail(name_, "an object", *value);
+    object_ = value;
   }
 
   void operator()(const char* key, int64_t& field, IntKind kind) {
@@ -172,6 +187,7 @@ class ConfigReader {
 class ConfigWriter {
  public:
   void section(const char* name) { section_ = &root_[name]; }
+  void subsection(const char* name) { section_ = &(*section_)[name]; }
 
   template <class T>
   void operator()(const char* key, const T& field) {
@@ -250,6 +266,12 @@ void config_fields(Fields& f, Config& c) {
   f("adam_beta2", c.train.adam_beta2);
   f("adam_eps", c.train.adam_eps);
   f("weight_decay", c.train.weight_decay);
+  f("update_freq", c.train.update_freq, IntKind::kPositive);
+  f("init_from", c.train.init_from);
+  f.subsection("distributed");
+  f("backend", c.train.distributed.backend, kBackends);
+  f("timeout", c.train.distributed.timeout_seconds);
+  f("bucket_mb", c.train.distributed.bucket_mb);
 
   f.section("decode");
   f("strategy", c.decode.strategy, kStrategies);
@@ -401,9 +423,14 @@ ConfigOverride parse_config_override(const std::string& assignment) {
 void set_config_value(json& root, const std::string& dotted_key, const json& value) {
   const std::size_t dot = dotted_key.find('.');
   if (dot == std::string::npos) throw ConfigError(dotted_key + ": expected section.key");
-  json& section = root[dotted_key.substr(0, dot)];
-  if (!section.is_object()) section = json::object();
-  section[dotted_key.substr(dot + 1)] = value;
+  json* object = &root;
+  std::size_t start = 0;
+  for (std::size_t end = dot; end != std::string::npos; end = dotted_key.find('.', start)) {
+    object = &(*object)[dotted_key.substr(start, end - start)];  // train, then train.distributed
+    if (!object->is_object()) *object = json::object();
+    start = end + 1;
+  }
+  (*object)[dotted_key.substr(start)] = value;
 }
 
 }  // namespace nmt

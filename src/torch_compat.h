@@ -5,8 +5,22 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
+#include <torch/version.h>
+
+namespace c10d {
+class Backend;
+class ProcessGroup;
+}  // namespace c10d
 
 namespace nmt::compat {
+
+// The c10d class whose allreduce/broadcast a concrete process group (Gloo, NCCL) implements: the
+// ProcessGroup itself in 1.13, its Backend since 2.0.
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveBackend = ::c10d::Backend;
+#else
+using CollectiveBackend = ::c10d::ProcessGroup;
+#endif
 
 // True when LibTorch provides a fused scaled_dot_product_attention (2.0 and later).
 bool has_fused_attention();

@@ -5,6 +5,7 @@
 
 #include "cli/app.h"
 #include "cli/config_flags.h"
+#include "nmt/run/launch.h"
 #include "nmt/run/training.h"
 
 namespace nmt::cli {
@@ -26,6 +27,14 @@ Command add_train(CLI::App& app) {
       "--resume", request->is_resume,
       "Continue the run in --out from its checkpoint.pt (model, optimiser, data position, RNG);\n"
       "uses the run's own config.json, to which the flags below still apply (e.g. --epochs)");
+  auto nproc = std::make_shared<int>(0);
+  command
+      ->add_option(
+          "--nproc", *nproc,
+          "Train on this machine with N ranks (data-parallel processes; Gloo on the CPU,\n"
+          "NCCL with one GPU each); for several machines launch `nmt train` with torchrun\n"
+          "or srun instead, which set RANK/WORLD_SIZE (README: Scaling out)")
+      ->check(CLI::Range(1, 1024));
   flags->add<std::string>("--device", "train.device", "cpu, cuda, cuda:N or auto");
   flags->add<int64_t>("--threads", "train.threads", "CPU threads, 0 = all cores");
   flags->add<int64_t>("--epochs", "train.epochs", "Passes over the training split");
@@ -39,6 +48,10 @@ Command add_train(CLI::App& app) {
   flags->add<std::string>("--precision", "train.precision",
                           "Arithmetic: auto (bf16 on CPUs with AVX512-BF16), fp32 or bf16");
   flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
+  flags->add<std::string>(
+      "--init-from", "train.init_from",
+      "Fine-tune a trained run: start from its weights, vocabularies and model\n"
+      "settings, with a fresh optimiser and schedule");
   flags->add_set_option();
   flags->add_switch("--reverse", "data.reverse",
                     "Swap the sides: translate the file's second column into its first");
@@ -48,8 +61,12 @@ Command add_train(CLI::App& app) {
       "  nmt train --config configs/seed.json --data data/tatoeba-en-es/eng-spa.tsv.gz "
       "--out "
       "runs/seed\n"
-      "  nmt train --resume --out runs/seed --epochs 20");
-  return {command, [request, flags] {
+      "  nmt train --resume --out runs/seed --epochs 20\n"
+      "  nmt train --config configs/tatoeba-en-es.json --out runs/tatoeba --nproc 2\n"
+      "  torchrun --no-python --nnodes 2 --nproc-per-node 8 --rdzv-endpoint HOST:29500 \\\n"
+      "      nmt train --config C --out /shared/runs/big");
+  return {command, [request, flags, nproc] {
+            if (*nproc > 0) return run::launch_local_ranks(*nproc, run::arguments_without_nproc());
             request->overrides = flags->overrides();
             request->is_terminal = isatty(STDERR_FILENO) == 1;
             return run::exit_status(run::train_run(*request).result.reason);

@@ -154,7 +154,7 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
   model::Transformer model(config.model, prepared.tokenizers.source->size(), target_vocab);
   model->to(device);
   train::Trainer trainer(
-      model, train::TrainerSetup{config.train, RunDir(scratch.path()), "{}", device, false},
+      model, train::TrainerSetup{config.train, RunDir(scratch.path()), "{}", device, false, nullptr},
       data::encode_pairs(prepared.splits.train, prepared.tokenizers), {});
   const bool uses_bf16 = train::uses_bf16(config.train.precision, device.is_cuda());
 

@@ -76,7 +76,9 @@ void log_splits(const Config& config, const data::Splits& splits) {
 
 }  // namespace
 
-PreparedData prepare_data(const Config& config, const RunDir& dir) {
+PreparedData prepare_data(const Config& config,
+                          const RunDir& dir,
+                          const RunDir* vocabulary_source) {
   std::filesystem::create_directories(dir.path());
   const auto start = std::chrono::steady_clock::now();
   data::Corpus corpus = data::read_tsv_file(config.data.path, config.data.format);
@@ -101,8 +103,11 @@ PreparedData prepare_data(const Config& config, const RunDir& dir) {
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
 
-  prepared.tokenizers = text::train_tokenizers(config.text, side(splits.train, Side::kSource),
-                                               side(splits.train, Side::kTarget), config.data.seed);
+  prepared.tokenizers =
+      vocabulary_source
+          ? text::load_tokenizers(config.text, vocabulary_source->path())
+          : text::train_tokenizers(config.text, side(splits.train, Side::kSource),
+                                   side(splits.train, Side::kTarget), config.data.seed);
   const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
   spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
                prepared.tokenizers.target->size(), fmt::join(files, ", "));

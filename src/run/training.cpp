@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "nmt/data/batcher.h"
 #include "nmt/device.h"
@@ -17,6 +18,9 @@
 #include "nmt/run/open_run.h"
 #include "nmt/run/report.h"
 #include "nmt/run/stop_signal.h"
+#include "nmt/train/checkpoint.h"
+#include "nmt/train/communicator.h"
+#include "nmt/train/placement.h"
 
 namespace nmt::run {
 namespace {
@@ -88,8 +92,93 @@ RunSetup fresh_run(const TrainRequest& request) {
                       " already holds a trained run; continue it with --resume or choose another "
                       "--out");
   }
-  setup.prepared = prepare_data(setup.config, setup.run);
+  if (setup.config.train.init_from.empty()) {
+    setup.prepared = prepare_data(setup.config, setup.run);
+    return setup;
+  }
+  // Fine-tuning: the parent's vocabularies and model shape, so that its weights fit.
+  const RunDir parent = resolve_run_dir(setup.config.train.init_from, "--init-from");
+  const Config parent_config = load_config(parent.config());
+  setup.config.text = parent_config.text;
+  setup.config.model = parent_config.model;
+  spdlog::info(
+      "fine-tuning {}: its vocabularies and model settings replace the text and model "
+      "sections of {}",
+      parent.path(), request.config_path);
+  setup.prepared = prepare_data(setup.config, setup.run, &parent);
   return setup;
+}
+
+// A rank other than 0: the run directory rank 0 prepared (or resumes), read once it is ready.
+RunSetup follower_run(const TrainRequest& request, const std::string& run_dir) {
+  RunSetup setup{RunDir(run_dir), {}, {}, {}};
+  setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
+  setup.prepared = load_prepared_data(setup.config, setup.run);
+  setup.has_checkpoint = request.is_resume && std::filesystem::exists(setup.run.checkpoint());
+  return setup;
+}
+
+// The configuration every rank reads before the ranks meet: it decides their device and backend.
+Config job_config(const TrainRequest& request) {
+  if (request.is_resume) {
+    return resolve_config(read_config_json(resolve_run_dir(request.run_dir, "--out").config()),
+                          request.overrides);
+  }
+  if (request.config_path.empty()) {
+    throw ConfigError("--config: required unless --resume is given");
+  }
+  return resolve_config(read_config_json(request.config_path), request.overrides);
+}
+
+// CUDA ranks take the device of their local rank; CPU ranks on one machine share its cores.
+c10::Device rank_device(const Config& config, const train::RankPlacement& placement) {
+  const c10::Device device = resolve_device(config.train.device);
+  if (!device.is_cuda()) return device;
+  return {c10::kCUDA, static_cast<c10::DeviceIndex>(placement.local_rank)};
+}
+
+int64_t rank_threads(int64_t configured, const train::RankPlacement& placement) {
+  if (configured > 0) return configured;
+  const auto cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max<int64_t>(1, cores / placement.local_world_size);
+}
+
+// Joins the job when a launcher's environment says this process is one of its ranks.
+std::shared_ptr<train::Communicator> join_job(const TrainRequest& request) {
+  const std::optional<train::RankPlacement> placement = train::placement_from_environment();
+  if (!placement) return nullptr;
+  if (!placement->is_leader()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for all
+  const Config config = job_config(request);
+  const c10::Device device = rank_device(config, *placement);
+  auto communicator =
+      std::make_shared<train::Communicator>(*placement, config.train.distributed, device);
+  spdlog::info("distributed: {} ranks ({}), rendezvous at {}:{}", placement->world_size,
+               communicator->backend_name(), placement->master_addr, placement->master_port);
+  return communicator;
+}
+
+// Rank 0 sets the run up (lock, data phase or resume) and tells the others where it is, or why it
+// failed, so that they never wait for a run that will not come.
+RunSetup setup_run(const TrainRequest& request, train::Communicator* communicator) {
+  if (!communicator) return request.is_resume ? resumed_run(request) : fresh_run(request);
+  std::string shared;
+  if (communicator->is_leader()) {
+    try {
+      RunSetup setup = request.is_resume ? resumed_run(request) : fresh_run(request);
+      shared = "ok " + setup.run.path();
+      communicator->share_from_leader("run_dir", shared);
+      return setup;
+    } catch (const std::exception& error) {
+      shared = std::string("error ") + error.what();
+      communicator->share_from_leader("run_dir", shared);
+      throw;
+    }
+  }
+  communicator->share_from_leader("run_dir", shared);
+  if (shared.rfind("ok ", 0) != 0) {
+    throw Error("distributed: rank 0 could not start the run: " + shared.substr(6));
+  }
+  return follower_run(request, shared.substr(3));
 }
 
 void log_outcome(const TrainOutcome& outcome) {
@@ -116,10 +205,14 @@ void log_outcome(const TrainOutcome& outcome) {
 }  // namespace
 
 TrainOutcome train_run(const TrainRequest& request) {
-  RunSetup setup = request.is_resume ? resumed_run(request) : fresh_run(request);
+  const std::shared_ptr<train::Communicator> communicator = join_job(request);
+  RunSetup setup = setup_run(request, communicator.get());
   const Config& config = setup.config;
-  const int64_t threads = set_threads(config.train.threads);
-  const c10::Device device = resolve_device(config.train.device);
+  const int64_t threads =
+      set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
+                               : config.train.threads);
+  const c10::Device device = communicator ? rank_device(config, communicator->placement())
+                                          : resolve_device(config.train.device);
   torch::manual_seed(config.train.seed);
   const text::TokenizerPair& tokenizers = setup.prepared.tokenizers;
   refuse_if_too_large(config.model, tokenizers.source->size(), tokenizers.target->size(), device);
@@ -131,8 +224,15 @@ TrainOutcome train_run(const TrainRequest& request) {
       config.model.heads, config.model.norm == model::NormPosition::kPre ? "pre" : "post",
       describe_device(device), threads);
 
-  train::TrainerSetup trainer_setup{config.train, setup.run, config_to_json(config).dump(), device,
-                                    request.is_terminal};
+  if (!setup.has_checkpoint && !config.train.init_from.empty()) {
+    const std::string weights =
+        pick_checkpoint(resolve_run_dir(config.train.init_from, "--init-from"), "");
+    train::load_checkpoint(weights, model, nullptr, device, /*restore_rng=*/false);
+    spdlog::info("starting from the weights of {} (fresh optimiser and schedule)", weights);
+  }
+  train::TrainerSetup trainer_setup{
+      config.train, setup.run,           config_to_json(config).dump(),
+      device,       request.is_terminal, communicator};
   train::Trainer trainer(model, trainer_setup,
                          data::encode_pairs(setup.prepared.splits.train, tokenizers),
                          data::encode_pairs(setup.prepared.splits.valid, tokenizers));
@@ -141,12 +241,25 @@ TrainOutcome train_run(const TrainRequest& request) {
     spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,
                  trainer.progress().batch, trainer.progress().step);
   }
-  update_latest_link(setup.run);
+  const bool is_writer = !communicator || communicator->is_leader();
+  if (is_writer) update_latest_link(setup.run);
 
   TrainOutcome outcome{setup.run, {}};
+  const double seconds_before = trainer.progress().train_seconds;
   {
     const StopOnSignal stop;
     outcome.result = trainer.run(stop.requested());
+  }
+  if (!is_writer) return outcome;
+  if (communicator) {
+    const double seconds = outcome.result.progress.train_seconds - seconds_before;
+    if (seconds > 0.0) {
+      spdlog::info(
+          "distributed: {} ranks; rank 0 spent {:.1f} s of {:.1f} s training in collectives "
+          "({:.0f}%)",
+          communicator->world_size(), communicator->collective_seconds(), seconds,
+          100.0 * std::min(1.0, communicator->collective_seconds() / seconds));
+    }
   }
   try {
     write_report(setup.run, setup.run.report());

@@ -14,6 +14,15 @@ namespace {
 
 constexpr const char* kModuleName = "libnmt_sentencepiece.so";
 
+// AddressSanitizer aborts on RTLD_DEEPBIND (github.com/google/sanitizers/issues/611), so sanitized
+// builds (NMT_ASAN, cmake/NmtSanitizers.cmake) load the module without it. That is safe only where
+// LibTorch, and with it the second protobuf, is not in the process, as in NMT_SANITIZE builds.
+#ifdef NMT_ASAN
+constexpr int kDeepBind = 0;
+#else
+constexpr int kDeepBind = RTLD_DEEPBIND;
+#endif
+
 std::vector<std::string> candidate_paths() {
   std::vector<std::string> paths;
   if (const char* env = std::getenv("NMT_SENTENCEPIECE_MODULE")) paths.emplace_back(env);
@@ -33,7 +42,7 @@ std::shared_ptr<SentencePieceBackend> make_sentencepiece_backend() {
       tried += "\n  " + path + " (absent)";
       continue;
     }
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | kDeepBind);
     if (!handle) {
       tried += "\n  " + path + " (" + dlerror() + ")";
       continue;

@@ -46,9 +46,11 @@ Vocab Vocab::from_stream(std::istream& in, const std::string& name) {
   while (std::getline(in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line.find_first_of(" \t") != std::string::npos) {
+    // Whitespace of any kind, as build() splits on: a token with a carriage return left over
+    // ("a\r\r\n") would lose it through save() and come back as another token.
+    if (line.empty() || line.find_first_of(" \t\r\v\f") != std::string::npos) {
       throw DataError(name, line_number,
-                      "expected one token without spaces per line, got \"" + line + "\"");
+                      "expected one token without whitespace per line, got \"" + line + "\"");
     }
     auto [it, inserted] = seen.emplace(line, line_number);
     if (!inserted) {

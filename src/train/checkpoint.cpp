@@ -3,6 +3,7 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include <exception>
 #include <filesystem>
 
 #include "nmt/error.h"
@@ -17,14 +18,21 @@ constexpr int64_t kFormatVersion = 1;
 torch::Tensor scalar(int64_t value) { return torch::tensor(value, torch::kLong); }
 torch::Tensor scalar(double value) { return torch::tensor(value, torch::kDouble); }
 
+// The message of an exception from LibTorch, without the stack trace c10::Error carries. Besides
+// c10::Error, LibTorch throws standard exceptions on damaged data: std::out_of_range from its
+// unpickler, std::runtime_error from number conversions.
+std::string torch_message(const std::exception& error) {
+  const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
+  return torch_error ? torch_error->what_without_backtrace() : error.what();
+}
+
 torch::serialize::InputArchive open_archive(const std::string& path, const c10::Device& device) {
   if (!std::filesystem::exists(path)) throw CheckpointError(path + ": no such checkpoint");
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(path, device);
-  } catch (const c10::Error& error) {
-    throw CheckpointError(path + ": not a readable checkpoint (" + error.what_without_backtrace() +
-                          ")");
+  } catch (const std::exception& error) {
+    throw CheckpointError(path + ": not a readable checkpoint (" + torch_message(error) + ")");
   }
   return archive;
 }
@@ -36,6 +44,38 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& archive,
   if (!archive.try_read(key, tensor))
     throw CheckpointError(path + ": entry \"" + key + "\" is missing");
   return tensor;
+}
+
+// The one number stored under key; item() would throw for a tensor of another size and for a
+// value the type cannot hold (NaN or 1e300 as an integer).
+template <class T>
+T read_number(torch::serialize::InputArchive& archive,
+              const std::string& path,
+              const std::string& key) {
+  const torch::Tensor tensor = read_tensor(archive, path, key);
+  if (tensor.numel() != 1) {
+    throw CheckpointError(path + ": entry \"" + key + "\" holds " + std::to_string(tensor.numel()) +
+                          " values, expected one number");
+  }
+  try {
+    return tensor.item<T>();
+  } catch (const std::exception& error) {
+    throw CheckpointError(path + ": entry \"" + key + "\" holds an unusable number (" +
+                          torch_message(error) + ")");
+  }
+}
+
+// Restores a generator from the state stored under key, which LibTorch checks for size and type.
+void restore_generator(const std::string& path,
+                       const std::string& key,
+                       const c10::Device& device,
+                       const torch::Tensor& state) {
+  try {
+    compat::set_generator_state(device, state.cpu());
+  } catch (const std::exception& error) {
+    throw CheckpointError(path + ": entry \"" + key + "\" is not a random generator state (" +
+                          torch_message(error) + ")");
+  }
 }
 
 void read_weights(torch::serialize::InputArchive& archive,
@@ -116,7 +156,7 @@ TrainingProgress load_checkpoint(const std::string& path,
                                  const c10::Device& device,
                                  bool restore_rng) {
   torch::serialize::InputArchive archive = open_archive(path, device);
-  const int64_t format = read_tensor(archive, path, "format").item<int64_t>();
+  const auto format = read_number<int64_t>(archive, path, "format");
   if (format != kFormatVersion) {
     throw CheckpointError(path + ": checkpoint format " + std::to_string(format) +
                           ", this nmt reads " + std::to_string(kFormatVersion));
@@ -124,14 +164,14 @@ TrainingProgress load_checkpoint(const std::string& path,
   read_weights(archive, path, model);
 
   TrainingProgress progress;
-  progress.epoch = read_tensor(archive, path, "progress/epoch").item<int64_t>();
-  progress.batch = read_tensor(archive, path, "progress/batch").item<int64_t>();
-  progress.step = read_tensor(archive, path, "progress/step").item<int64_t>();
-  progress.target_tokens = read_tensor(archive, path, "progress/target_tokens").item<int64_t>();
-  progress.best_valid_loss = read_tensor(archive, path, "progress/best_valid_loss").item<double>();
+  progress.epoch = read_number<int64_t>(archive, path, "progress/epoch");
+  progress.batch = read_number<int64_t>(archive, path, "progress/batch");
+  progress.step = read_number<int64_t>(archive, path, "progress/step");
+  progress.target_tokens = read_number<int64_t>(archive, path, "progress/target_tokens");
+  progress.best_valid_loss = read_number<double>(archive, path, "progress/best_valid_loss");
   progress.epochs_without_improvement =
-      read_tensor(archive, path, "progress/epochs_without_improvement").item<int64_t>();
-  progress.train_seconds = read_tensor(archive, path, "progress/train_seconds").item<double>();
+      read_number<int64_t>(archive, path, "progress/epochs_without_improvement");
+  progress.train_seconds = read_number<double>(archive, path, "progress/train_seconds");
 
   if (optimizer) {
     std::vector<at::Tensor> first, second;
@@ -139,15 +179,14 @@ TrainingProgress load_checkpoint(const std::string& path,
       first.push_back(read_tensor(archive, path, "optimizer/m/" + std::to_string(i)));
       second.push_back(read_tensor(archive, path, "optimizer/v/" + std::to_string(i)));
     }
-    optimizer->load_state(read_tensor(archive, path, "optimizer/steps").item<int64_t>(), first,
-                          second);
+    optimizer->load_state(read_number<int64_t>(archive, path, "optimizer/steps"), first, second);
   }
   if (restore_rng) {
-    compat::set_generator_state(c10::Device(c10::kCPU),
-                                read_tensor(archive, path, "rng/cpu").cpu());
+    restore_generator(path, "rng/cpu", c10::Device(c10::kCPU),
+                      read_tensor(archive, path, "rng/cpu"));
     torch::Tensor cuda_state;
     if (device.is_cuda() && archive.try_read("rng/cuda", cuda_state)) {
-      compat::set_generator_state(device, cuda_state.cpu());
+      restore_generator(path, "rng/cuda", device, cuda_state);
     }
   }
   return progress;

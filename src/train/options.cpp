@@ -40,6 +40,9 @@ void TrainOptions::validate() const {
   check::fraction("adam_beta2", adam_beta2);
   check::positive("adam_eps", adam_eps);
   check::fraction("weight_decay", weight_decay);
+  check::positive("update_freq", update_freq);
+  check::positive("distributed.timeout", distributed.timeout_seconds);
+  check::positive("distributed.bucket_mb", distributed.bucket_mb);
   const bool is_cuda_index = device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
                              device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (device != "auto" && device != "cpu" && device != "cuda" && !is_cuda_index) {

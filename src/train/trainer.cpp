@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/cuda.h>
 #include <torch/nn/utils/clip_grad.h>
+#include <torch/utils.h>
 
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "autocast.h"
+#include "nmt/error.h"
 #include "nmt/format.h"
 #include "nmt/text/vocab.h"
 #include "nmt/train/progress.h"
@@ -85,7 +87,7 @@ class LossWindow {
 
 // What one call of Trainer::run carries from epoch to epoch.
 struct TrainingSession {
-  MetricsLog metrics;
+  std::optional<MetricsLog> metrics;  // rank 0 (or the only process) writes metrics.jsonl
   ProgressDisplay display;
   int64_t batches = 0;   // batches trained in this session (for the ETA)
   double seconds = 0.0;  // their training time
@@ -133,7 +135,34 @@ Trainer::Trainer(model::Transformer model,
       parameters_(model_->parameters()),
       optimizer_(parameters_,
                  AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2,
-                             setup_.options.adam_eps, setup_.options.weight_decay}) {}
+                             setup_.options.adam_eps, setup_.options.weight_decay}) {
+  if (setup_.communicator) {
+    setup_.communicator->broadcast_from_leader(parameters_);
+    check_ranks_agree("after the broadcast from rank 0");
+  }
+}
+
+int Trainer::world_size() const {
+  return setup_.communicator ? setup_.communicator->world_size() : 1;
+}
+
+bool Trainer::is_writer() const { return !setup_.communicator || setup_.communicator->is_leader(); }
+
+void Trainer::check_ranks_agree(const char* when) {
+  if (!setup_.communicator || setup_.communicator->identical_on_all_ranks(parameters_)) return;
+  throw Error("distributed: rank " + std::to_string(setup_.communicator->rank()) +
+              ": the ranks' parameters differ " + when +
+              "; the ranks no longer train the same model (different nmt builds or devices?)");
+}
+
+std::vector<int64_t> Trainer::rank_batches(int64_t first, int64_t batches) const {
+  const int64_t ranks = world_size();
+  const int64_t rank = setup_.communicator ? setup_.communicator->rank() : 0;
+  const int64_t end = std::min(batches, first + ranks * setup_.options.update_freq);
+  std::vector<int64_t> mine;
+  for (int64_t index = first + rank; index < end; index += ranks) mine.push_back(index);
+  return mine;
+}
 
 bool Trainer::uses_bf16() const {
   return train::uses_bf16(setup_.options.precision, setup_.device.is_cuda());
@@ -151,38 +180,63 @@ void Trainer::resume(const std::string& checkpoint_path) {
 }
 
 StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
+  return train_update({batch}, batch.target_tokens, measure_phases);
+}
+
+StepResult Trainer::train_update(const std::vector<data::Batch>& micro_batches,
+                                 int64_t update_tokens,
+                                 bool measure_phases) {
   StepResult result;
   const bool is_cuda = setup_.device.is_cuda();
   auto mark = [&](double& slot, Clock::time_point& since) {
     if (!measure_phases) return;
     if (is_cuda) torch::cuda::synchronize();
     const auto now = Clock::now();
-    slot = std::chrono::duration<double>(now - since).count();
+    slot += std::chrono::duration<double>(now - since).count();
     since = now;
   };
-  auto since = Clock::now();
-  const at::Tensor source = batch.source.to(setup_.device, /*non_blocking=*/true);
-  const at::Tensor target_in = batch.target_in.to(setup_.device, /*non_blocking=*/true);
-  const at::Tensor target_out = batch.target_out.to(setup_.device, /*non_blocking=*/true);
-  mark(result.times.data, since);
-
+  const double divisor = static_cast<double>(std::max<int64_t>(1, update_tokens));
   model_->train();
-  {
-    AutocastScope autocast(setup_.device.type(), uses_bf16());
-    result.loss = batch_loss(model_, source, target_in, target_out, setup_.options.label_smoothing);
+  auto since = Clock::now();
+  for (const data::Batch& batch : micro_batches) {
+    const at::Tensor source = batch.source.to(setup_.device, /*non_blocking=*/true);
+    const at::Tensor target_in = batch.target_in.to(setup_.device, /*non_blocking=*/true);
+    const at::Tensor target_out = batch.target_out.to(setup_.device, /*non_blocking=*/true);
+    mark(result.times.data, since);
+    LossSum loss;
+    {
+      AutocastScope autocast(setup_.device.type(), uses_bf16());
+      loss = batch_loss(model_, source, target_in, target_out, setup_.options.label_smoothing);
+    }
+    mark(result.times.forward, since);
+    (loss.sum / divisor).backward();
+    mark(result.times.backward, since);
+    const at::Tensor sum = loss.sum.detach();
+    result.loss.sum = result.loss.sum.defined() ? result.loss.sum + sum : sum;
+    result.loss.tokens =
+        result.loss.tokens.defined() ? result.loss.tokens + loss.tokens : loss.tokens;
   }
-  mark(result.times.forward, since);
-
-  (result.loss.sum / result.loss.tokens.clamp_min(1)).backward();
-  mark(result.times.backward, since);
-
+  if (!result.loss.sum.defined()) {  // a rank without a batch in the last update of an epoch
+    result.loss.sum = at::zeros({}, at::TensorOptions().device(setup_.device));
+    result.loss.tokens = at::zeros({}, at::TensorOptions().dtype(at::kLong).device(setup_.device));
+  }
+  if (setup_.communicator) {
+    std::vector<at::Tensor> summed;
+    summed.reserve(parameters_.size() + 1);
+    for (at::Tensor& parameter : parameters_) {
+      if (!parameter.grad().defined()) parameter.mutable_grad() = at::zeros_like(parameter);
+      summed.push_back(parameter.grad());
+    }
+    summed.push_back(result.loss.sum);
+    setup_.communicator->sum(summed, "the gradients");
+    result.loss.tokens = at::full({}, update_tokens, result.loss.tokens.options());
+  }
   if (setup_.options.clip_norm > 0.0) {
     torch::nn::utils::clip_grad_norm_(parameters_, setup_.options.clip_norm);
   }
   optimizer_.step(learning_rate(setup_.options, optimizer_.steps() + 1));
   optimizer_.zero_grad();
   mark(result.times.optimizer, since);
-  result.loss.sum = result.loss.sum.detach();
   return result;
 }
 
@@ -196,11 +250,33 @@ ValidationResult Trainer::validate() {
 }
 
 void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
+  if (!is_writer()) return;
   save_checkpoint(path, model_, with_optimizer == WithOptimizer::kYes ? &optimizer_ : nullptr,
                   progress_, setup_.config_json);
 }
 
-std::optional<TrainStop> Trainer::finish_epoch(MetricsLog& metrics, double train_loss) {
+std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double train_loss) {
+  if (!setup_.communicator) return validate_and_save_epoch(*session.metrics, train_loss);
+  check_ranks_agree(("after epoch " + std::to_string(progress_.epoch + 1)).c_str());
+  // Rank 0 validates and saves while the others wait; its verdict reaches them as a number.
+  std::optional<TrainStop> stop;
+  if (is_writer()) {
+    stop = validate_and_save_epoch(*session.metrics, train_loss);
+  } else {
+    ++progress_.epoch;
+    progress_.batch = 0;
+  }
+  at::Tensor verdict = at::full({1}, stop ? static_cast<int64_t>(stop->reason) + 1 : 0, at::kLong);
+  if (setup_.device.is_cuda()) verdict = verdict.to(setup_.device);
+  setup_.communicator->sum({verdict}, "rank 0's verdict on the epoch");
+  const int64_t code = verdict.item<int64_t>();
+  if (code > 0 && !stop) {
+    stop = TrainStop{static_cast<StopReason>(code - 1), "rank 0 ended the training"};
+  }
+  return stop;
+}
+
+std::optional<TrainStop> Trainer::validate_and_save_epoch(MetricsLog& metrics, double train_loss) {
   const auto start = Clock::now();
   const ValidationResult valid = validate();
   const bool has_valid = valid.tokens > 0;
@@ -289,10 +365,10 @@ void Trainer::write_average(MetricsLog& metrics) {
   load_checkpoint(run.checkpoint(), model_, nullptr, setup_.device, /*restore_rng=*/false);
 }
 
-std::optional<TrainStop> Trainer::check_stop(const std::atomic<bool>& stop_requested) {
+std::optional<TrainStop> Trainer::check_stop(bool stop_requested) {
   const bool is_at_limit =
       setup_.options.max_steps > 0 && progress_.step >= setup_.options.max_steps;
-  if (!is_at_limit && !stop_requested.load()) return std::nullopt;
+  if (!is_at_limit && !stop_requested) return std::nullopt;
   save(setup_.run.checkpoint(), WithOptimizer::kYes);
   if (is_at_limit) {
     return TrainStop{
@@ -309,25 +385,43 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
   const TrainOptions& options = setup_.options;
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
+  const int64_t per_update = world_size() * options.update_freq;
+  const auto updates_for = [&](int64_t count) { return (count + per_update - 1) / per_update; };
   LossWindow epoch(setup_.device);
   LossWindow window(setup_.device);
   double last_loss = 0.0;
-  for (int64_t b = progress_.batch; b < batches; ++b) {
-    if (std::optional<TrainStop> stop = check_stop(stop_requested)) {
+  for (int64_t b = progress_.batch; b < batches; b += per_update) {
+    const auto start = Clock::now();
+    std::vector<data::Batch> mine;
+    int64_t tokens = 0;
+    for (const int64_t index : rank_batches(b, batches)) {
+      mine.push_back(data::collate(train_, plan[static_cast<std::size_t>(index)]));
+      tokens += mine.back().target_tokens;
+    }
+    bool stop_now = stop_requested.load();
+    if (setup_.communicator) {
+      // One small all-reduce: the update's tokens on all ranks, and whether any rank was told to
+      // stop (a signal reaches one rank or all; either way they stop at the same update).
+      at::Tensor shared = at::tensor({tokens, static_cast<int64_t>(stop_now)}, at::kLong);
+      if (setup_.device.is_cuda()) shared = shared.to(setup_.device);
+      setup_.communicator->sum({shared}, "the update's token count");
+      shared = shared.cpu();
+      tokens = shared[0].item<int64_t>();
+      stop_now = shared[1].item<int64_t>() > 0;
+    }
+    if (std::optional<TrainStop> stop = check_stop(stop_now)) {
       session.display.clear();
       return {0.0, std::move(stop)};
     }
-    const auto start = Clock::now();
-    const data::Batch batch = data::collate(train_, plan[static_cast<std::size_t>(b)]);
-    const StepResult step = train_step(batch);
+    const StepResult step = train_update(mine, tokens);
     ++progress_.step;
-    progress_.batch = b + 1;
-    progress_.target_tokens += batch.target_tokens;
-    const bool is_log_step = progress_.step % options.log_every == 0 || b + 1 == batches;
+    progress_.batch = std::min(b + per_update, batches);
+    progress_.target_tokens += tokens;
+    const bool is_epoch_end = progress_.batch == batches;
+    const bool is_log_step = progress_.step % options.log_every == 0 || is_epoch_end;
     // Reading the loss synchronises a GPU, so there it happens only at log steps.
     if (setup_.device.is_cpu() || is_log_step) {
-      last_loss = step.loss.sum.item<double>() /
-                  static_cast<double>(std::max<int64_t>(1, batch.target_tokens));
+      last_loss = step.loss.sum.item<double>() / static_cast<double>(std::max<int64_t>(1, tokens));
       if (!std::isfinite(last_loss)) {
         session.display.clear();
         return {last_loss, diverged("the loss became " + std::to_string(last_loss) + " at step " +
@@ -336,15 +430,16 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
     }
     const double seconds = seconds_since(start);
     progress_.train_seconds += seconds;
-    epoch.add(step.loss, batch.target_tokens, seconds);
-    window.add(step.loss, batch.target_tokens, seconds);
+    epoch.add(step.loss, tokens, seconds);
+    window.add(step.loss, tokens, seconds);
     session.seconds += seconds;
     ++session.batches;
-    const int64_t remaining = (batches - b - 1) + (options.epochs - progress_.epoch - 1) * batches;
+    const int64_t remaining = updates_for(batches - progress_.batch) +
+                              (options.epochs - progress_.epoch - 1) * updates_for(batches);
     ProgressLine line{
         progress_.epoch + 1,
         options.epochs,
-        b + 1,
+        progress_.batch,
         batches,
         progress_.step,
         last_loss,
@@ -354,16 +449,18 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
     if (is_log_step) {
       line.loss = window.mean_loss();
       line.tokens_per_second = window.tokens_per_second();
-      session.metrics.write(TrainRecord{line.epoch, line.step, line.loss, line.lr,
-                                        line.tokens_per_second, progress_.train_seconds,
-                                        resident_memory_mib()});
+      if (session.metrics) {
+        session.metrics->write(TrainRecord{line.epoch, line.step, line.loss, line.lr,
+                                           line.tokens_per_second, progress_.train_seconds,
+                                           resident_memory_mib()});
+      }
       session.display.log(line);
       window = LossWindow(setup_.device);
     }
     line.tokens_per_second =
         static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
     session.display.update(line);
-    if (options.save_every > 0 && progress_.step % options.save_every == 0 && b + 1 < batches) {
+    if (options.save_every > 0 && progress_.step % options.save_every == 0 && !is_epoch_end) {
       save(setup_.run.checkpoint(), WithOptimizer::kYes);
     }
   }
@@ -372,22 +469,33 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
 }
 
 TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
-  TrainingSession session{MetricsLog(setup_.run.metrics()), ProgressDisplay(setup_.is_terminal)};
-  session.metrics.write(StartRecord{progress_.epoch, progress_.step,
-                                    static_cast<int64_t>(train_.size()),
-                                    static_cast<int64_t>(valid_.size()), setup_.device.str()});
+  TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer())};
+  if (is_writer()) session.metrics.emplace(setup_.run.metrics());
+  if (setup_.communicator && !setup_.communicator->is_leader()) {
+    // Rank 0 keeps the seeded generator (a one-rank job trains exactly as a single process); the
+    // others draw their own dropout masks.
+    torch::manual_seed(setup_.options.seed +
+                       7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
+                       static_cast<uint64_t>(progress_.step));
+  }
+  if (session.metrics)
+    session.metrics->write(StartRecord{progress_.epoch, progress_.step,
+                                       static_cast<int64_t>(train_.size()),
+                                       static_cast<int64_t>(valid_.size()), setup_.device.str()});
   std::optional<TrainStop> stop;
   while (progress_.epoch < setup_.options.epochs && !stop) {
     EpochOutcome outcome = run_epoch(stop_requested, session);
-    stop =
-        outcome.stop ? std::move(outcome.stop) : finish_epoch(session.metrics, outcome.mean_loss);
+    stop = outcome.stop ? std::move(outcome.stop) : finish_epoch(session, outcome.mean_loss);
   }
+  check_ranks_agree("at the end of training");
   TrainResult result;
   result.reason = stop ? stop->reason : StopReason::kFinished;
   result.message = stop ? stop->message : "trained " + std::to_string(progress_.epoch) + " epochs";
   const bool has_ended_normally =
       result.reason == StopReason::kFinished || result.reason == StopReason::kEarlyStopped;
-  if (has_ended_normally && setup_.options.average_last > 0) write_average(session.metrics);
+  if (has_ended_normally && setup_.options.average_last > 0 && session.metrics) {
+    write_average(*session.metrics);
+  }
   EndRecord end;
   end.reason = stop_reason_name(result.reason);
   end.message = result.message;
@@ -395,7 +503,7 @@ TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
   end.step = progress_.step;
   end.train_seconds = progress_.train_seconds;
   if (std::isfinite(progress_.best_valid_loss)) end.best_valid_loss = progress_.best_valid_loss;
-  session.metrics.write(end);
+  if (session.metrics) session.metrics->write(end);
   result.progress = progress_;
   return result;
 }

@@ -102,13 +102,18 @@ function heatmap(kind, m, vmax) {
   const top = 26 + (rotate ? colLabelW * 0.71 + 10 : 20);
   const right = Math.max(cols * cell, ...colToks.map((t, c) => (c + 0.5) * cell +
                                                    (rotate ? chars(cut(t)).length * CHAR_W * 0.71 : 0)));
-  const w = Math.ceil(left + right + 12), h = Math.ceil(top + rows * cell + 8);
+  // The axis titles are centred on the map, but never so that a small map cuts their ends off.
+  const rowTitle = `${kind.rows} positions (attending)`, colTitle = `${kind.cols} tokens (attended to)`;
+  const halfOf = (title) => title.length * CHAR_W * 12 / 13 / 2 + 6;
+  const rowTitleY = Math.max(top + rows * cell / 2, halfOf(rowTitle));
+  const colTitleX = Math.max(left + cols * cell / 2, halfOf(colTitle));
+  const w = Math.ceil(Math.max(left + right + 12, colTitleX + halfOf(colTitle)));
+  const h = Math.ceil(Math.max(top + rows * cell + 8, rowTitleY + halfOf(rowTitle)));
   let s = `<svg class="heat" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" ` +
           `aria-label="${esc(kind.name)}">`;
-  s += `<text class="axis" x="${left + cols * cell / 2}" y="14" text-anchor="middle">${esc(kind.cols)} tokens ` +
-       `(attended to)</text>`;
-  s += `<text class="axis" transform="translate(14,${top + rows * cell / 2}) rotate(-90)" text-anchor="middle">` +
-       `${esc(kind.rows)} positions (attending)</text>`;
+  s += `<text class="axis" x="${colTitleX}" y="14" text-anchor="middle">${esc(colTitle)}</text>`;
+  s += `<text class="axis" transform="translate(14,${rowTitleY}) rotate(-90)" text-anchor="middle">` +
+       `${esc(rowTitle)}</text>`;
   colToks.forEach((t, c) => {
     const x = left + c * cell + cell / 2;
     s += rotate ? `<text class="lbl col" data-c="${c}" transform="translate(${x - 3},${top - 6}) rotate(-45)">`

@@ -61,6 +61,40 @@ TEST_F(TrainedRunTest, TrainWritesTheRunDirectory) {
   EXPECT_NE(again.output.find("already holds a trained run"), std::string::npos);
 }
 
+TEST_F(TrainedRunTest, InitFromFineTunesOnNewPairsWithTheParentsVocabularies) {
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
+  testing::ScratchDir dir;
+  // Known words, new pairings: learned only if the fine-tuning trains the parent's model.
+  const std::string pairs = dir.write(
+      "new.tsv", "Hello!\tBuenas noches.\nThank you.\tBuenos días.\nGood night.\tGracias.\n");
+  const std::string config = dir.write("fine.json", R"({
+      "data": {"path": ")" + pairs + R"(", "valid_fraction": 0, "test_fraction": 0},
+      "train": {"batch_size": 4, "epochs": 60, "lr": 0.003, "threads": 1}})");
+  const std::string child = dir.file("child");
+  const auto tuned = run_nmt("train --config '" + config + "' --init-from '" + run_dir_ +
+                             "' --out '" + child + "'");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+  EXPECT_NE(tuned.output.find("starting from the weights of " + run_dir_ + "/best.pt"),
+            std::string::npos)
+      << tuned.output;
+  for (const char* vocabulary : {"/vocab.src.txt", "/vocab.tgt.txt"}) {
+    EXPECT_EQ(testing::read_file(child + vocabulary), testing::read_file(run_dir_ + vocabulary))
+        << vocabulary;
+  }
+  const auto recorded = nlohmann::json::parse(testing::read_file(child + "/config.json"));
+  EXPECT_EQ(recorded["train"]["init_from"], run_dir_);
+  EXPECT_EQ(recorded["model"]["d_model"], 32) << "the parent's model settings";
+  const auto translated =
+      run_nmt("translate --model '" + child + "' 'Hello!' 'Thank you.' 'Good night.' 2>/dev/null");
+  EXPECT_EQ(translated.output, "buenas noches\nbuenos días\ngracias\n");
+  const auto missing = run_nmt("train --config '" + config + "' --init-from '" +
+                               dir.file("nowhere") + "' --out '" + dir.file("x") + "'");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("--init-from: " + dir.file("nowhere") + " is not a run directory"),
+            std::string::npos)
+      << missing.output;
+}
+
 TEST_F(TrainedRunTest, ResumeExtendsTrainingFromTheCheckpoint) {
   ASSERT_EQ(train_result_->exit_code, 0);
   const auto resumed = run_nmt("train --resume --out '" + run_dir_ + "' --epochs 3");

@@ -153,6 +153,26 @@ TEST(ConfigTest, SetConfigValueOverridesOneKey) {
   EXPECT_THROW(set_config_value(root, "threads", 2), ConfigError);
 }
 
+TEST(ConfigTest, DistributedKeysLiveInTheirOwnObjectUnderTrain) {
+  const Config config = config_from_json(
+      {{"train", {{"update_freq", 4}, {"distributed", {{"backend", "gloo"}, {"timeout", 30}}}}}});
+  EXPECT_EQ(config.train.update_freq, 4);
+  EXPECT_EQ(config.train.distributed.backend, train::Backend::kGloo);
+  EXPECT_EQ(config.train.distributed.timeout_seconds, 30.0);
+  EXPECT_EQ(config_to_json(config)["train"]["distributed"]["backend"], "gloo");
+  EXPECT_EQ(error_of({{"train", {{"distributed", {{"backend", "mpi"}}}}}}),
+            "train.distributed.backend: expected one of \"auto\", \"gloo\", \"nccl\", got \"mpi\"");
+  EXPECT_EQ(error_of({{"train", {{"distributed", {{"port", 1}}}}}}),
+            "train.distributed.port: unknown key (known keys: backend, timeout, bucket_mb)");
+  EXPECT_EQ(error_of({{"train", {{"distributed", 3}}}}),
+            "train.distributed: expected an object, got 3");
+  EXPECT_EQ(error_of({{"train", {{"update_freq", 0}}}}),
+            "train.update_freq: expected a positive integer, got 0");
+  json root = json::object();
+  set_config_value(root, "train.distributed.timeout", 5);
+  EXPECT_EQ(config_from_json(root).train.distributed.timeout_seconds, 5.0);
+}
+
 TEST(ConfigTest, BundledConfigsAreValid) {
   for (const char* name :
        {"quickstart.json", "seed.json", "tatoeba-en-es.json", "notebook-baseline.json"}) {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "test_utils.h"
 
 namespace nmt {
@@ -39,53 +40,6 @@ std::string crash_config(const testing::ScratchDir& dir) {
                                      "}}");
 }
 
-// `nmt train` in its own process, its output in a file.
-class TrainingProcess {
- public:
-  TrainingProcess(const std::vector<std::string>& arguments, const std::string& log) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-      std::vector<char*> argv{const_cast<char*>(NMT_BINARY)};
-      for (const std::string& argument : arguments)
-        argv.push_back(const_cast<char*>(argument.c_str()));
-      argv.push_back(nullptr);
-      execv(NMT_BINARY, argv.data());
-      _exit(127);
-    }
-  }
-  ~TrainingProcess() {
-    if (!finished_) kill_now();
-  }
-  TrainingProcess(const TrainingProcess&) = delete;
-  TrainingProcess& operator=(const TrainingProcess&) = delete;
-
-  // The exit code once it has ended, without waiting.
-  std::optional<int> poll() {
-    if (finished_) return exit_code_;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
-    finished_ = true;
-    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return exit_code_;
-  }
-  int wait() {
-    while (!poll()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return exit_code_;
-  }
-  void kill_now() {
-    ::kill(pid_, SIGKILL);
-    wait();
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool finished_ = false;
-  int exit_code_ = -1;
-};
-
 // The highest step in the run's metrics log, 0 before the first.
 int64_t last_logged_step(const std::string& run) {
   std::ifstream in(run + "/metrics.jsonl");
@@ -99,7 +53,7 @@ int64_t last_logged_step(const std::string& run) {
 }
 
 // Waits for a launch to say where it starts and returns that step (0: from the start).
-int64_t starting_step(TrainingProcess& process, const std::string& log) {
+int64_t starting_step(testing::NmtProcess& process, const std::string& log) {
   for (;;) {
     const std::string text = testing::read_file(log);
     const auto at = text.find("resumed at epoch ");
@@ -140,9 +94,9 @@ TEST(CrashResumeTest, KilledAtRandomMomentsTheRunResumesAndEndsBitIdentical) {
   testing::ScratchDir dir;
   const std::string config = crash_config(dir);
   const std::string straight = dir.file("straight");
-  ASSERT_EQ(
-      TrainingProcess({"train", "--config", config, "--out", straight}, dir.file("s.log")).wait(),
-      0)
+  ASSERT_EQ(testing::NmtProcess({"train", "--config", config, "--out", straight}, dir.file("s.log"))
+                .wait(),
+            0)
       << testing::read_file(dir.file("s.log"));
   const int64_t total_steps = last_logged_step(straight);
   ASSERT_GT(total_steps, 200);
@@ -157,9 +111,9 @@ TEST(CrashResumeTest, KilledAtRandomMomentsTheRunResumesAndEndsBitIdentical) {
   for (int launch = 0;; ++launch) {
     ASSERT_LE(launch, kKills) << history;
     const std::string log = dir.file("launch" + std::to_string(launch) + ".log");
-    TrainingProcess process =
-        launch == 0 ? TrainingProcess({"train", "--config", config, "--out", crashed}, log)
-                    : TrainingProcess({"train", "--resume", "--out", crashed}, log);
+    testing::NmtProcess process =
+        launch == 0 ? testing::NmtProcess({"train", "--config", config, "--out", crashed}, log)
+                    : testing::NmtProcess({"train", "--resume", "--out", crashed}, log);
     if (launch > 0) {
       // The run resumes from its last checkpoint: at most save_every steps before the kill.
       const int64_t resumed = starting_step(process, log);

@@ -65,10 +65,10 @@ TEST(CudaTest, TrainingStepsAgreeWithTheCpu) {
   options.batch_size = 8;
   options.precision = train::Precision::kFp32;
   testing::ScratchDir dir;
-  train::Trainer cpu_trainer(cpu, {options, RunDir(dir.path()), "{}", torch::kCPU, false},
+  train::Trainer cpu_trainer(cpu, {options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
                              copy_pairs(32), {});
-  train::Trainer gpu_trainer(gpu, {options, RunDir(dir.path()), "{}", kCuda, false}, copy_pairs(32),
-                             {});
+  train::Trainer gpu_trainer(gpu, {options, RunDir(dir.path()), "{}", kCuda, false, nullptr},
+                             copy_pairs(32), {});
   const auto plan = cpu_trainer.epoch_plan(0);
   // Losses after each update depend on every earlier update, so they check the optimiser too.
   for (int step = 0; step < 4; ++step) {
@@ -96,9 +96,11 @@ TEST(CudaTest, Bf16AutocastTrainsWithALossCloseToFp32) {
   options.batch_size = 16;
   testing::ScratchDir dir;
   options.precision = train::Precision::kFp32;
-  train::Trainer full(fp32, {options, RunDir(dir.path()), "{}", kCuda, false}, copy_pairs(32), {});
+  train::Trainer full(fp32, {options, RunDir(dir.path()), "{}", kCuda, false, nullptr},
+                      copy_pairs(32), {});
   options.precision = train::Precision::kBf16;
-  train::Trainer half(bf16, {options, RunDir(dir.path()), "{}", kCuda, false}, copy_pairs(32), {});
+  train::Trainer half(bf16, {options, RunDir(dir.path()), "{}", kCuda, false, nullptr},
+                      copy_pairs(32), {});
   const auto batch = data::collate(copy_pairs(32), full.epoch_plan(0)[0]);
   const double a = full.train_step(batch).loss.sum.item<double>();
   const double b = half.train_step(batch).loss.sum.item<double>();

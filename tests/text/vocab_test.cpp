@@ -58,6 +58,17 @@ TEST(VocabTest, RejectsMalformedFilesWithLineNumbers) {
   EXPECT_THROW(Vocab::load("/nonexistent/vocab.txt"), DataError);
 }
 
+// Found by tests/fuzz/vocab_fuzz.cpp: "a\r\r\n" was read as the token "a\r", which save() wrote
+// as "a\r\n" and a reload read as "a".
+TEST(VocabTest, RejectsTokensWithWhitespaceThatSaveWouldNotKeep) {
+  for (const char* line : {"a\r\r\n", "a\rb\n", "a\vb\n", "a\fb\n"}) {
+    std::istringstream in(std::string("<PAD>\n<SOS>\n<EOS>\n<UNK>\n") + line);
+    EXPECT_THROW(Vocab::from_stream(in, "v.txt"), DataError) << line;
+  }
+  std::istringstream crlf("<PAD>\r\n<SOS>\r\n<EOS>\r\n<UNK>\r\na\r\n");
+  EXPECT_EQ(Vocab::from_stream(crlf, "v.txt").token(4), "a");
+}
+
 TEST(VocabTest, TokenOutOfRangeThrows) {
   const Vocab vocab = Vocab::build({"a"}, 1);
   EXPECT_THROW(vocab.token(5), std::out_of_range);

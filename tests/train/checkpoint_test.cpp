@@ -1,8 +1,12 @@
 #include "nmt/train/checkpoint.h"
 
 #include <gtest/gtest.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 
 #include <filesystem>
+#include <limits>
+#include <utility>
 
 #include "nmt/error.h"
 #include "test_utils.h"
@@ -118,6 +122,70 @@ TEST(CheckpointTest, ErrorsNameTheFileAndTheProblem) {
             .find("\"source_embedding.weight\" has shape [12, 16], the model expects [20, 16]"),
         std::string::npos)
         << error.what();
+  }
+}
+
+// Found by tests/fuzz/checkpoint_fuzz.cpp: LibTorch's unpickler threw std::out_of_range ("Argument
+// passed to at() was not in the map") for a checkpoint whose pickled entry names repeat one (a
+// damaged byte turning "optimizer/m/7" into "optimizer/m/8"), and it escaped load_checkpoint.
+TEST(CheckpointTest, ADamagedArchiveIsACheckpointError) {
+  testing::ScratchDir dir;
+  auto model = testing::tiny_model();
+  std::vector<at::Tensor> parameters = model->parameters();
+  Adam adam(parameters, AdamOptions{});
+  save_checkpoint(dir.file("c.pt"), model, &adam, {}, "{}");
+  std::string bytes = testing::read_file(dir.file("c.pt"));
+  const std::size_t name = bytes.find("optimizer/m/7");
+  ASSERT_NE(name, std::string::npos);
+  bytes[name + 12] = '8';
+  dir.write("c.pt", bytes);
+  EXPECT_THROW(checkpoint_config(dir.file("c.pt")), CheckpointError);
+  EXPECT_THROW(load_checkpoint(dir.file("c.pt"), model, &adam, torch::kCPU, true), CheckpointError);
+}
+
+// Rewrites the checkpoint at path with the entry key replaced by value.
+void replace_entry(const std::string& path, const std::string& key, const c10::IValue& value) {
+  torch::serialize::InputArchive in;
+  in.load_from(path);
+  torch::serialize::OutputArchive out;
+  for (const std::string& name : in.keys()) {
+    c10::IValue entry;
+    in.read(name, entry);
+    if (name == key) entry = value;
+    if (entry.isTensor()) {
+      out.write(name, entry.toTensor());
+    } else {
+      out.write(name, entry);
+    }
+  }
+  out.save_to(path);
+}
+
+// Found by tests/fuzz/checkpoint_entries_fuzz.cpp: an entry of the wrong size or with a value its
+// type cannot hold made LibTorch throw c10::Error or std::runtime_error out of load_checkpoint.
+TEST(CheckpointTest, UnusableEntriesAreCheckpointErrorsNamingThem) {
+  const std::pair<std::string, torch::Tensor> damaged[] = {
+      {"format", torch::tensor({1, 1, 1})},
+      {"progress/epoch", torch::tensor(std::numeric_limits<double>::quiet_NaN(), torch::kDouble)},
+      {"progress/step", torch::tensor(1e300, torch::kDouble)},
+      {"progress/best_valid_loss", torch::empty({0})},
+      {"optimizer/steps", torch::ones({2, 2})},
+      {"rng/cpu", torch::zeros({3}, torch::kByte)},
+  };
+  for (const auto& [key, value] : damaged) {
+    testing::ScratchDir dir;
+    auto model = testing::tiny_model();
+    std::vector<at::Tensor> parameters = model->parameters();
+    Adam adam(parameters, AdamOptions{});
+    save_checkpoint(dir.file("c.pt"), model, &adam, {}, "{}");
+    replace_entry(dir.file("c.pt"), key, value);
+    try {
+      load_checkpoint(dir.file("c.pt"), model, &adam, torch::kCPU, /*restore_rng=*/true);
+      ADD_FAILURE() << key << ": expected CheckpointError";
+    } catch (const CheckpointError& error) {
+      EXPECT_NE(std::string(error.what()).find("c.pt: entry \"" + key + "\""), std::string::npos)
+          << error.what();
+    }
   }
 }
 

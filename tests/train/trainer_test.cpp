@@ -50,7 +50,7 @@ TrainingRun make_run(const std::string& dir,
   torch::manual_seed(17);
   TrainingRun run;
   run.model = model::Transformer(model_options, 12, 12);
-  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false};
+  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr};
   run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
   return run;
 }
@@ -82,6 +82,50 @@ TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
   EXPECT_EQ(resumed.trainer->progress().batch, 3);
   ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
   EXPECT_TRUE(same_parameters(straight.model, resumed.model));
+}
+
+TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
+  auto model_options = testing::tiny_options();  // no dropout: both sides see the same network
+  torch::manual_seed(17);
+  model::Transformer accumulated(model_options, 12, 12);
+  torch::manual_seed(17);
+  model::Transformer whole(model_options, 12, 12);
+  const std::vector<data::EncodedPair> pairs = copy_pairs(16, 1);
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.precision = Precision::kFp32;  // bf16 rounds the two paddings differently
+  // Adam moves a weight by about lr whatever the size of its gradient, so a gradient of 1e-9 that
+  // differs in the last bits between the two summation orders would move weights by lr apart; a
+  // large epsilon keeps updates proportional to small gradients.
+  options.adam_eps = 1e-3;
+  TrainOptions whole_options = options;
+  options.update_freq = 2;
+  Trainer by_parts(accumulated,
+                   TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+                   pairs, {});
+  Trainer at_once(
+      whole, TrainerSetup{whole_options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+      pairs, {});
+  for (int update = 0; update < 3; ++update) {
+    // Sentences of different lengths in each half: the halves pad differently from the whole.
+    std::vector<std::size_t> first;
+    std::vector<std::size_t> second;
+    for (std::size_t i = 0; i < pairs.size(); ++i) (i % 3 == 0 ? first : second).push_back(i);
+    std::vector<std::size_t> all = first;
+    all.insert(all.end(), second.begin(), second.end());
+    const data::Batch a = data::collate(pairs, first);
+    const data::Batch b = data::collate(pairs, second);
+    const StepResult parts = by_parts.train_update({a, b}, a.target_tokens + b.target_tokens);
+    const StepResult once = at_once.train_step(data::collate(pairs, all));
+    EXPECT_NEAR(parts.loss.sum.item<double>(), once.loss.sum.item<double>(), 1e-3);
+    EXPECT_EQ(parts.loss.tokens.item<int64_t>(), once.loss.tokens.item<int64_t>());
+  }
+  double largest = 0.0;
+  auto wb = whole->named_parameters();
+  for (const auto& item : accumulated->named_parameters()) {
+    largest = std::max(largest, (item.value() - wb[item.key()]).abs().max().item<double>());
+  }
+  EXPECT_LE(largest, 1e-5);
 }
 
 TEST(TrainerTest, LearnsTheCopyTaskAndWritesTheRunFiles) {
@@ -168,9 +212,10 @@ TEST(TrainerTest, ANonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   TrainOptions more = options;
   more.epochs = 2;
   TrainingRun continued{
-      run.model, std::make_unique<Trainer>(
-                     run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false},
-                     copy_pairs(64, 1), copy_pairs(16, 2))};
+      run.model,
+      std::make_unique<Trainer>(
+          run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+          copy_pairs(64, 1), copy_pairs(16, 2))};
   continued.trainer->resume(dir.file("checkpoint.pt"));
   {
     torch::NoGradGuard no_grad;

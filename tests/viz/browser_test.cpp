@@ -45,6 +45,15 @@ TEST(AttentionPageBrowserTest, ShowsTheHeatMapWithEveryToken) {
   EXPECT_NE(dom.find("2 of 2"), std::string::npos) << "the last layer is shown first";
   EXPECT_EQ(count(dom, "<button type=\"button\" class=\"thumb"), 3u)
       << "the average and both heads";
+
+  // The vertical axis title fits above the map's top edge even for a short sentence (it used to
+  // lose its first letter: "arget positions").
+  const std::size_t title = dom.find("positions (attending)</text>");
+  const std::size_t transform = dom.rfind("translate(14,", title);
+  ASSERT_NE(transform, std::string::npos);
+  const double centre = std::stod(dom.substr(transform + 13));
+  const double half_length = std::string("Target positions (attending)").size() * 12 * 0.6 / 2;
+  EXPECT_GE(centre, half_length) << "the title's first letters are cut off";
 }
 
 TEST(ReportPageBrowserTest, ShowsTheCharts) {

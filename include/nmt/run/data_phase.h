@@ -19,7 +19,11 @@ struct PreparedData {
 };
 
 // Writes dir's {train,valid,test}.tsv, tokenizer files, config.json and prepare.json (counts).
-PreparedData prepare_data(const Config& config, const RunDir& dir);
+// With vocabulary_source (fine-tuning, train.init_from) the tokenizers are that run's, saved
+// unchanged into dir, instead of being trained on the new split.
+PreparedData prepare_data(const Config& config,
+                          const RunDir& dir,
+                          const RunDir* vocabulary_source = nullptr);
 
 // `nmt prepare`: prepare_data while holding dir's RunLock, so that it cannot replace the files of
 // a run that `nmt train` is writing.

@@ -27,6 +27,20 @@ bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16);
 // The same on this machine's processor.
 bool uses_bf16(Precision precision, bool is_cuda);
 
+// Collective communication between the ranks of a distributed job (c10d): Gloo between CPU ranks,
+// NCCL between CUDA ranks; auto picks by device.
+enum class Backend { kAuto, kGloo, kNccl };
+
+struct DistributedOptions {
+  Backend backend = Backend::kAuto;
+  // Seconds a rank waits for the others in a collective before it gives up: a dead or hung rank
+  // stops the job within this time. Rank 0 validates and saves while the others wait, so it must
+  // exceed the longest validation.
+  double timeout_seconds = 600.0;
+  // Gradients are all-reduced in buckets of at most this many MB (fairseq's --bucket-cap-mb).
+  double bucket_mb = 32.0;
+};
+
 struct TrainOptions {
   int64_t batch_size = 128;  // sentences per batch (when max_tokens is 0)
   int64_t max_tokens = 0;    // >0: batches cut by padded target tokens, length-bucketed
@@ -50,6 +64,14 @@ struct TrainOptions {
   double adam_beta2 = 0.999;               // Adam's second-moment decay
   double adam_eps = 1e-8;                  // Adam's denominator epsilon
   double weight_decay = 0.0;  // AdamW's decoupled weight decay (times lr per step); 0 = Adam
+  // Batches whose gradients are summed into one update (gradient accumulation; fairseq's
+  // --update-freq, Marian's --optimizer-delay). With R ranks an update covers R x update_freq
+  // batches of the epoch's plan.
+  int64_t update_freq = 1;
+  DistributedOptions distributed;
+  // A trained run to fine-tune: a fresh run starts from its weights (best checkpoint) and reuses
+  // its vocabularies and model settings, with a new optimiser and schedule. Empty: from scratch.
+  std::string init_from;
 
   void validate() const;
 };

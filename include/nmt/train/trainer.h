@@ -12,6 +12,7 @@
 #include <c10/core/Device.h>
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "nmt/run_dir.h"
 #include "nmt/train/adam.h"
 #include "nmt/train/checkpoint.h"
+#include "nmt/train/communicator.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/options.h"
 #include "nmt/train/validation.h"
@@ -34,6 +36,9 @@ struct TrainerSetup {
   std::string config_json;  // the resolved configuration, stored in every checkpoint
   c10::Device device{c10::kCPU};
   bool is_terminal = false;  // draw a status line instead of log lines
+  // The job's other ranks (data-parallel training), or null for a single process. Rank 0 alone
+  // validates and writes checkpoints and metrics; every rank trains its share of each update.
+  std::shared_ptr<Communicator> communicator;
 };
 
 enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged };
@@ -86,6 +91,13 @@ class Trainer {
 
   // One optimiser update on a CPU batch. With measure_phases the phases are timed.
   StepResult train_step(const data::Batch& batch, bool measure_phases = false);
+  // One optimiser update from this rank's micro-batches (update_freq of them, fewer at the end of
+  // an epoch, possibly none). Each micro-batch's loss sum is divided by update_tokens, the real
+  // target tokens of the whole update on all ranks, so the summed gradient is the mean over the
+  // update's tokens however they are spread. Returns the update's loss sum and tokens (all ranks).
+  StepResult train_update(const std::vector<data::Batch>& micro_batches,
+                          int64_t update_tokens,
+                          bool measure_phases = false);
   // Loss of the validation pairs (model in eval mode, no gradients).
   ValidationResult validate();
   // The batches of an epoch (0-based).
@@ -97,13 +109,21 @@ class Trainer {
 
  private:
   bool uses_bf16() const;
+  int world_size() const;
+  // Rank 0 of a job, or the only process: validates and writes the run's files.
+  bool is_writer() const;
   // When max_steps is reached or a stop was requested: saves checkpoint.pt and says why.
-  std::optional<TrainStop> check_stop(const std::atomic<bool>& stop_requested);
+  std::optional<TrainStop> check_stop(bool stop_requested);
+  // The batches of the epoch's plan this rank trains in the update starting at batch `first`.
+  std::vector<int64_t> rank_batches(int64_t first, int64_t batches) const;
   // Trains the rest of the current epoch.
   EpochOutcome run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session);
   // Validates, saves the epoch's checkpoints and logs; a stop when the loss diverged or early
   // stopping triggers.
-  std::optional<TrainStop> finish_epoch(MetricsLog& metrics, double train_loss);
+  std::optional<TrainStop> finish_epoch(TrainingSession& session, double train_loss);
+  std::optional<TrainStop> validate_and_save_epoch(MetricsLog& metrics, double train_loss);
+  // Fails when the ranks' parameters are no longer identical bit for bit.
+  void check_ranks_agree(const char* when);
   void write_average(MetricsLog& metrics);
   enum class WithOptimizer : bool { kNo, kYes };
   void save(const std::string& path, WithOptimizer with_optimizer);

@@ -1,0 +1,64 @@
+// The collectives data-parallel training needs, on PyTorch's distributed engine (c10d): a
+// TCPStore at rank 0's address for the rendezvous, then ProcessGroupGloo between CPU ranks or
+// ProcessGroupNCCL between CUDA ranks (when LibTorch was built with it). Gradients are summed in
+// buckets of flattened tensors on top of the process group's all-reduce, which builds against
+// LibTorch 1.13 and 2.x alike (DDP's Reducer does not).
+//
+// A collective that fails (a rank died or was killed: its sockets close) or does not complete
+// within the timeout (a rank hangs) throws nmt::Error naming this rank and the operation.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nmt/train/options.h"
+#include "nmt/train/placement.h"
+
+namespace nmt::train {
+
+// Gloo for CPU ranks, NCCL for CUDA ranks, unless options name one.
+Backend resolve_backend(Backend requested, const c10::Device& device);
+
+class Communicator {
+ public:
+  // Blocks until every rank has joined (or the timeout passes).
+  Communicator(const RankPlacement& placement,
+               const DistributedOptions& options,
+               const c10::Device& device);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  const RankPlacement& placement() const { return placement_; }
+  int rank() const { return placement_.rank; }
+  int world_size() const { return placement_.world_size; }
+  bool is_leader() const { return placement_.is_leader(); }
+  const char* backend_name() const;
+
+  // Sums the tensors over all ranks, in place. Consecutive tensors of one dtype are flattened
+  // into buckets of at most distributed.bucket_mb, each all-reduced and copied back. `what` names
+  // them in errors.
+  void sum(const std::vector<at::Tensor>& tensors, const std::string& what);
+  // Replaces the tensors with rank 0's.
+  void broadcast_from_leader(const std::vector<at::Tensor>& tensors);
+  // True when every element of every tensor is the same, bit for bit, on every rank.
+  bool identical_on_all_ranks(const std::vector<at::Tensor>& tensors);
+  // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose).
+  void share_from_leader(const std::string& key, std::string& value);
+
+  // Wall time spent in collectives so far.
+  double collective_seconds() const { return collective_seconds_; }
+
+ private:
+  struct Group;
+  RankPlacement placement_;
+  DistributedOptions options_;
+  std::unique_ptr<Group> group_;
+  double collective_seconds_ = 0.0;
+};
+
+}  // namespace nmt::train
