@@ -26,6 +26,14 @@ std::chrono::milliseconds to_milliseconds(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
 }
 
+// c10d's errors carry a C++ stack trace after their message; Gloo's are plain runtime_errors.
+std::string without_backtrace(const std::exception& error) {
+  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&error)) {
+    return torch_error->what_without_backtrace();
+  }
+  return error.what();
+}
+
 bool is_loopback(const std::string& address) {
   return address == "127.0.0.1" || address == "localhost" || address == "::1";
 }
@@ -102,13 +110,11 @@ Communicator::Communicator(const RankPlacement& placement,
           "USE_C10D_NCCL); use gloo or build against a CUDA LibTorch (scripts/gpu-build.sh)");
 #endif
     }
-  } catch (const c10::Error& error) {
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& error) {
     throw Error("distributed: " + where + "cannot join the job at " + placement.master_addr + ":" +
-                std::to_string(placement.master_port) + " (" + error.what_without_backtrace() +
-                ")");
-  } catch (const std::runtime_error& error) {
-    throw Error("distributed: " + where + "cannot join the job at " + placement.master_addr + ":" +
-                std::to_string(placement.master_port) + " (" + error.what() + ")");
+                std::to_string(placement.master_port) + " (" + without_backtrace(error) + ")");
   }
 }
 
@@ -131,18 +137,12 @@ void run_collective(const RankPlacement& placement,
   try {
     auto work = start();
     work->wait();
-  } catch (const c10::Error& error) {
+  } catch (const std::exception& error) {
     throw Error("distributed: rank " + std::to_string(placement.rank) + " of " +
                 std::to_string(placement.world_size) + ": " + what +
                 " failed; another rank died, was killed or did not answer within " +
                 std::to_string(static_cast<int64_t>(timeout_seconds)) +
-                " s (train.distributed.timeout): " + error.what_without_backtrace());
-  } catch (const std::runtime_error& error) {
-    throw Error("distributed: rank " + std::to_string(placement.rank) + " of " +
-                std::to_string(placement.world_size) + ": " + what +
-                " failed; another rank died, was killed or did not answer within " +
-                std::to_string(static_cast<int64_t>(timeout_seconds)) +
-                " s (train.distributed.timeout): " + error.what());
+                " s (train.distributed.timeout): " + without_backtrace(error));
   }
   seconds += std::chrono::duration<double>(Clock::now() - begin).count();
 }
