@@ -33,6 +33,9 @@ const Choices<model::NormPosition> kNorms = {{"post", model::NormPosition::kPost
                                              {"pre", model::NormPosition::kPre}};
 const Choices<train::Schedule> kSchedules = {{"constant", train::Schedule::kConstant},
                                              {"inverse_sqrt", train::Schedule::kInverseSqrt}};
+const Choices<train::BestMetric> kBestMetrics = {{"loss", train::BestMetric::kLoss},
+                                                 {"bleu", train::BestMetric::kBleu},
+                                                 {"chrf", train::BestMetric::kChrf}};
 const Choices<train::Backend> kBackends = {{"auto", train::Backend::kAuto},
                                            {"gloo", train::Backend::kGloo},
                                            {"nccl", train::Backend::kNccl}};
@@ -132,6 +135,21 @@ class ConfigReader {
     field = value->get<std::string>();
   }
 
+  // A corpus list: "file.tsv", {"path": ...} or {"source": ..., "target": ..., "weight": ...},
+  // or an array of those.
+  void operator()(const char* key, std::vector<data::CorpusFile>& field) {
+    const json* value = find(key);
+    if (!value) return;
+    field.clear();
+    if (!value->is_array()) {
+      field.push_back(corpus_file(path(key), *value));
+      return;
+    }
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      field.push_back(corpus_file(path(key) + "[" + std::to_string(i) + "]", (*value)[i]));
+    }
+  }
+
   template <class E>
   void operator()(const char* key, E& field, const Choices<E>& choices) {
     const json* value = find(key);
@@ -171,6 +189,34 @@ class ConfigReader {
 
   std::string path(const char* key) const { return name_ + "." + key; }
 
+  static data::CorpusFile corpus_file(const std::string& where, const json& value) {
+    constexpr const char* kExpected =
+        "a file name or an object with \"path\" or \"source\" and \"target\"";
+    data::CorpusFile file;
+    if (value.is_string()) {
+      file.path = value.get<std::string>();
+      if (file.path.empty()) fail(where, kExpected, value);
+      return file;
+    }
+    if (!value.is_object()) fail(where, kExpected, value);
+    for (const auto& item : value.items()) {
+      const std::string at = where + "." + item.key();
+      if (item.key() == "weight") {
+        if (!item.value().is_number()) fail(at, "a number", item.value());
+        file.weight = item.value().get<double>();
+        continue;
+      }
+      std::string* text = item.key() == "path"     ? &file.path
+                          : item.key() == "source" ? &file.source
+                          : item.key() == "target" ? &file.target
+                                                   : nullptr;
+      if (!text) throw ConfigError(at + ": unknown key (known keys: path, source, target, weight)");
+      if (!item.value().is_string()) fail(at, "a file name", item.value());
+      *text = item.value().get<std::string>();
+    }
+    return file;
+  }
+
   [[noreturn]] static void fail(const std::string& path,
                                 const std::string& expected,
                                 const json& got) {
@@ -194,6 +240,16 @@ class ConfigWriter {
     (*section_)[key] = field;
   }
   void operator()(const char* key, const int64_t& field, IntKind) { (*section_)[key] = field; }
+  void operator()(const char* key, const std::vector<data::CorpusFile>& files) {
+    json list = json::array();
+    for (const data::CorpusFile& file : files) {
+      json entry = file.is_aligned_pair() ? json{{"source", file.source}, {"target", file.target}}
+                                          : json{{"path", file.path}};
+      if (file.weight != 1.0) entry["weight"] = file.weight;
+      list.push_back(std::move(entry));
+    }
+    (*section_)[key] = std::move(list);
+  }
   template <class E>
   void operator()(const char* key, const E& field, const Choices<E>& choices) {
     (*section_)[key] = name_of(choices, field);
@@ -211,13 +267,19 @@ template <class Fields>
 void config_fields(Fields& f, Config& c) {
   f.section("data");
   f("path", c.data.path);
+  f("train", c.data.train);
+  f("valid", c.data.valid);
+  f("test", c.data.test);
   f("format", c.data.format, kFormats);
-  f("max_words", c.data.max_words, IntKind::kPositive);
+  f("max_words", c.data.max_words, IntKind::kNonNegative);
+  f("max_length", c.data.max_length, IntKind::kNonNegative);
+  f("max_length_ratio", c.data.max_length_ratio);
   f("valid_fraction", c.data.valid_fraction);
   f("test_fraction", c.data.test_fraction);
   f("seed", c.data.seed);
   f("group_by_source", c.data.group_by_source);
   f("dedupe", c.data.dedupe);
+  f("drop_identical", c.data.drop_identical);
   f("reverse", c.data.reverse);
   f("source_lang", c.data.source_lang);
   f("target_lang", c.data.target_lang);
@@ -268,6 +330,10 @@ void config_fields(Fields& f, Config& c) {
   f("weight_decay", c.train.weight_decay);
   f("update_freq", c.train.update_freq, IntKind::kPositive);
   f("init_from", c.train.init_from);
+  f("valid_every", c.train.valid_every, IntKind::kNonNegative);
+  f("best_metric", c.train.best_metric, kBestMetrics);
+  f("valid_bleu_sentences", c.train.valid_bleu_sentences, IntKind::kNonNegative);
+  f("valid_beam_size", c.train.valid_beam_size, IntKind::kPositive);
   f.subsection("distributed");
   f("backend", c.train.distributed.backend, kBackends);
   f("timeout", c.train.distributed.timeout_seconds);
@@ -325,6 +391,14 @@ Config config_from_json(const json& root) {
   ConfigReader reader(root);
   config_fields(reader, config);
   reader.finish_section();
+  if (!config.data.train.empty()) {
+    const json& data = root.at("data");
+    if (data.contains("path") && data["path"] != "") {
+      throw ConfigError(
+          "data.train: name the training data either as data.path or as data.train, not both");
+    }
+    config.data.path.clear();
+  }
   config.validate();
   return config;
 }
@@ -332,6 +406,7 @@ Config config_from_json(const json& root) {
 json config_to_json(const Config& config) {
   ConfigWriter writer;
   Config copy = config;  // the field list takes a mutable configuration
+  if (!copy.data.train.empty()) copy.data.path.clear();
   config_fields(writer, copy);
   return writer.take();
 }
@@ -431,6 +506,8 @@ void set_config_value(json& root, const std::string& dotted_key, const json& val
     start = end + 1;
   }
   (*object)[dotted_key.substr(start)] = value;
+  // One corpus named on the command line (--data) replaces the configuration's list.
+  if (dotted_key == "data.path") object->erase("train");
 }
 
 }  // namespace nmt

@@ -53,6 +53,22 @@ void fields(Visit& visit, EpochRecord& r) {
   visit("validation_seconds", r.validation_seconds);
   visit("valid_loss", r.valid_loss);
   visit("valid_ppl", r.valid_ppl);
+  visit("valid_bleu", r.valid_bleu);
+  visit("valid_chrf", r.valid_chrf);
+  visit("time", r.time);
+}
+
+template <class Visit>
+void fields(Visit& visit, ValidRecord& r) {
+  visit("epoch", r.epoch);
+  visit("step", r.step);
+  visit("train_seconds", r.train_seconds);
+  visit("is_best", r.is_best);
+  visit("validation_seconds", r.validation_seconds);
+  visit("valid_loss", r.valid_loss);
+  visit("valid_ppl", r.valid_ppl);
+  visit("valid_bleu", r.valid_bleu);
+  visit("valid_chrf", r.valid_chrf);
   visit("time", r.time);
 }
 
@@ -73,6 +89,9 @@ void fields(Visit& visit, EndRecord& r) {
   visit("step", r.step);
   visit("train_seconds", r.train_seconds);
   visit("best_valid_loss", r.best_valid_loss);
+  visit("best_metric", r.best_metric);
+  visit("best_score", r.best_score);
+  visit("best_step", r.best_step);
   visit("time", r.time);
 }
 
@@ -91,7 +110,7 @@ void fields(Visit& visit, EvalRecord& r) {
 
 // Indexed like MetricsRecord's alternatives.
 constexpr std::array<const char*, std::variant_size_v<MetricsRecord>> kEventNames = {
-    "start", "train", "epoch", "average", "end", "eval"};
+    "start", "train", "epoch", "average", "end", "eval", "valid"};
 
 class JsonWriter {
  public:
@@ -100,7 +119,8 @@ class JsonWriter {
   void operator()(const char* key, const T& field) {
     out_[key] = field;
   }
-  void operator()(const char* key, const std::optional<double>& field) {
+  template <class T>
+  void operator()(const char* key, const std::optional<T>& field) {
     if (field) out_[key] = *field;
   }
 
@@ -143,6 +163,15 @@ class JsonReader {
       return;
     }
     field = it->get<double>();
+  }
+  void operator()(const char* key, std::optional<std::string>& field) {
+    const auto it = in_.find(key);
+    if (it == in_.end() || it->is_null()) return;
+    if (!it->is_string()) {
+      is_valid_ = false;
+      return;
+    }
+    field = it->get<std::string>();
   }
 
   bool is_valid() const { return is_valid_; }

@@ -3,9 +3,10 @@
 //
 //   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}}
 //
-// Missing keys keep the notebook's defaults. An unknown key, a wrong type or an out-of-range value
-// throws ConfigError whose message starts with the key path ("data.max_words: expected a positive
-// integer, got \"x\""). Torch-free; never logs.
+// Missing keys keep the notebook's defaults (except data.max_words: the notebook's 15-word limit is
+// set in configs/seed.json, not imposed on every corpus). An unknown key, a wrong type or an
+// out-of-range value throws ConfigError whose message starts with the key path ("data.max_words:
+// expected a positive integer, got \"x\""). Torch-free; never logs.
 #pragma once
 
 #include <nlohmann/json.hpp>

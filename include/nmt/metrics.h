@@ -1,6 +1,6 @@
 // RUN/metrics.jsonl: one JSON object per line for every log record of a run, as typed records.
-// The trainer writes start/train/epoch/average/end records, `nmt eval` writes eval records, and
-// the report reads them all back through the same field lists, so a renamed key cannot silently
+// The trainer writes start/train/epoch/valid/average/end records, `nmt eval` writes eval records,
+// and the report reads them all back through the same field lists, so a renamed key cannot silently
 // empty a chart. Records are appended and flushed as they happen, so a crash loses nothing logged.
 //
 //   {"event": "train", "epoch": 1, "step": 50, "loss": 5.1, "lr": 0.001, ..., "time": 1.7e9}
@@ -51,8 +51,24 @@ struct EpochRecord {
   int64_t target_tokens = 0;  // real target tokens trained on so far
   bool is_best = false;       // best.pt was written
   double validation_seconds = 0.0;
-  std::optional<double> valid_loss;  // absent without a validation split
+  std::optional<double> valid_loss;  // absent without a validation split, or with valid_every
   std::optional<double> valid_ppl;
+  std::optional<double> valid_bleu;  // absent when validation does not translate
+  std::optional<double> valid_chrf;
+  double time = 0.0;
+};
+
+// A validation between epoch ends (train.valid_every).
+struct ValidRecord {
+  int64_t epoch = 0;  // 1-based epoch the step belongs to
+  int64_t step = 0;
+  double train_seconds = 0.0;
+  bool is_best = false;  // best.pt was written
+  double validation_seconds = 0.0;
+  double valid_loss = 0.0;
+  double valid_ppl = 0.0;
+  std::optional<double> valid_bleu;
+  std::optional<double> valid_chrf;
   double time = 0.0;
 };
 
@@ -72,7 +88,10 @@ struct EndRecord {
   int64_t epoch = 0;
   int64_t step = 0;
   double train_seconds = 0.0;
-  std::optional<double> best_valid_loss;
+  std::optional<double> best_valid_loss;   // with best_metric "loss"
+  std::optional<std::string> best_metric;  // "loss", "bleu" or "chrf"
+  std::optional<double> best_score;        // of best.pt, in best_metric
+  std::optional<double> best_step;         // the step best.pt was saved at
   double time = 0.0;
 };
 
@@ -89,8 +108,13 @@ struct EvalRecord {
   double time = 0.0;
 };
 
-using MetricsRecord =
-    std::variant<StartRecord, TrainRecord, EpochRecord, AverageRecord, EndRecord, EvalRecord>;
+using MetricsRecord = std::variant<StartRecord,
+                                   TrainRecord,
+                                   EpochRecord,
+                                   AverageRecord,
+                                   EndRecord,
+                                   EvalRecord,
+                                   ValidRecord>;
 
 // {"event": ..., fields...}; absent optional fields are left out.
 nlohmann::json to_json(const MetricsRecord& record);

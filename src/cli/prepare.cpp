@@ -29,11 +29,13 @@ Command add_prepare(CLI::App& app) {
       ->check(CLI::ExistingFile);
   command->add_option("-o,--out", args->out_dir,
                       "Output directory (default: runs/<config name>-data)");
-  flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
+  flags->add<std::string>("--data", "data.path",
+                          "Sentence-pair TSV file (replaces the corpora of data.train)");
   flags->add_set_option();
   flags->add_switch("--reverse", "data.reverse",
                     "Swap the sides: translate the file's second column into its first");
-  flags->add<int64_t>("--max-words", "data.max_words", "Drop pairs with more words on a side");
+  flags->add<int64_t>("--max-words", "data.max_words",
+                      "Drop pairs with more words on a side (0: no limit)");
   flags->add<uint64_t>("--seed", "data.seed", "Split seed");
   command->footer("Example: nmt prepare --config configs/quickstart.json --out /tmp/prepared");
   return {command, [args, flags] {

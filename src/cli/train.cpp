@@ -47,7 +47,8 @@ Command add_train(CLI::App& app) {
   flags->add<uint64_t>("--seed", "train.seed", "Seed of initialisation, dropout and batch order");
   flags->add<std::string>("--precision", "train.precision",
                           "Arithmetic: auto (bf16 on CPUs with AVX512-BF16), fp32 or bf16");
-  flags->add<std::string>("--data", "data.path", "Sentence-pair TSV file");
+  flags->add<std::string>("--data", "data.path",
+                          "Sentence-pair TSV file (replaces the corpora of data.train)");
   flags->add<std::string>(
       "--init-from", "train.init_from",
       "Fine-tune a trained run: start from its weights, vocabularies and model\n"

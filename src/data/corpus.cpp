@@ -47,10 +47,17 @@ const char* expected_columns(TsvFormat format) {
   return "2, 3 or 4 tab-separated columns";
 }
 
-void note_problem(ReadReport& report, std::size_t line, const std::string& reason) {
+void note_problem_in(ReadReport& report,
+                     const std::string& file,
+                     std::size_t line,
+                     const std::string& reason) {
   if (report.first_problems.size() < ReadReport::kMaxReportedProblems) {
-    report.first_problems.push_back(report.file + ":" + std::to_string(line) + ": " + reason);
+    report.first_problems.push_back(file + ":" + std::to_string(line) + ": " + reason);
   }
+}
+
+void note_problem(ReadReport& report, std::size_t line, const std::string& reason) {
+  note_problem_in(report, report.file, line, reason);
 }
 
 }  // namespace
@@ -99,30 +106,115 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
   return corpus;
 }
 
-Corpus read_tsv_file(const std::string& path, TsvFormat format) {
+namespace {
+
+// The file's text, decompressed when it is gzip data; DataError naming the file otherwise.
+std::string read_corpus_text(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) {
     throw DataError(path,
                     std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
   }
-  std::string text;
   try {
-    text = read_maybe_compressed(path);
+    return read_maybe_compressed(path);
   } catch (const Error& error) {
     std::string reason = error.what();
     if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
     throw DataError(path, reason);
   }
-  std::istringstream in(std::move(text));
-  Corpus corpus = read_tsv(in, path, format);
-  if (corpus.report.lines == corpus.report.blank) throw DataError(path, "the file is empty");
+}
+
+// Lines without their "\n", "\r\n" or leading byte order mark; a final line end adds no line.
+std::vector<std::string> split_lines(std::string text) {
+  std::vector<std::string> lines;
+  std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::size_t stop = end;
+    if (stop > start && text[stop - 1] == '\r') --stop;
+    lines.push_back(text.substr(start, stop - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+void throw_if_unusable(const Corpus& corpus, const std::string& name) {
+  if (corpus.report.lines == corpus.report.blank) throw DataError(name, "the file is empty");
   if (corpus.pairs.empty()) {
     std::string detail =
         "no usable sentence pair in " + std::to_string(corpus.report.lines) + " lines";
     if (!corpus.report.first_problems.empty())
       detail += " (first problem: " + corpus.report.first_problems[0] + ")";
-    throw DataError(path, detail);
+    throw DataError(name, detail);
   }
+}
+
+// A tab inside a plain-text sentence would split it in the run's TSV split files.
+std::string tabs_to_spaces(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c == '\t') c = ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+Corpus read_tsv_file(const std::string& path, TsvFormat format) {
+  std::istringstream in(read_corpus_text(path));
+  Corpus corpus = read_tsv(in, path, format);
+  throw_if_unusable(corpus, path);
+  return corpus;
+}
+
+Corpus read_aligned_lines(const std::vector<std::string>& source_lines,
+                          const std::vector<std::string>& target_lines,
+                          const std::string& source_name,
+                          const std::string& target_name) {
+  if (source_lines.size() != target_lines.size()) {
+    throw DataError(source_name, "has " + std::to_string(source_lines.size()) + " lines but " +
+                                     target_name + " has " + std::to_string(target_lines.size()) +
+                                     ": aligned files need one sentence per line on both sides");
+  }
+  Corpus corpus;
+  ReadReport& report = corpus.report;
+  report.file = source_name + " + " + target_name;
+  for (std::size_t i = 0; i < source_lines.size(); ++i) {
+    ++report.lines;
+    const std::string_view source = trim(source_lines[i]);
+    const std::string_view target = trim(target_lines[i]);
+    if (is_blank(source) && is_blank(target)) {
+      ++report.blank;
+      continue;
+    }
+    const bool is_source_valid = text::is_valid_utf8(source);
+    if (!is_source_valid || !text::is_valid_utf8(target)) {
+      ++report.bad_utf8;
+      note_problem_in(report, is_source_valid ? target_name : source_name, i + 1, "invalid UTF-8");
+      continue;
+    }
+    if (is_blank(source) || is_blank(target)) {
+      ++report.empty_side;
+      note_problem_in(
+          report, is_blank(source) ? source_name : target_name, i + 1,
+          "empty line opposite \"" + std::string(is_blank(source) ? target : source) + "\"");
+      continue;
+    }
+    corpus.pairs.push_back({tabs_to_spaces(source), tabs_to_spaces(target)});
+  }
+  report.pairs = corpus.pairs.size();
+  return corpus;
+}
+
+std::string CorpusFile::name() const { return is_aligned_pair() ? source + " + " + target : path; }
+
+Corpus read_corpus(const CorpusFile& file, TsvFormat format) {
+  if (!file.is_aligned_pair()) return read_tsv_file(file.path, format);
+  Corpus corpus =
+      read_aligned_lines(split_lines(read_corpus_text(file.source)),
+                         split_lines(read_corpus_text(file.target)), file.source, file.target);
+  throw_if_unusable(corpus, file.name());
   return corpus;
 }
 

@@ -23,21 +23,32 @@ void log_read_report(const data::ReadReport& report) {
   for (const std::string& problem : report.first_problems) spdlog::warn("  {}", problem);
 }
 
-nlohmann::json report_json(const data::ReadReport& read,
-                           const data::Splits& splits,
-                           const text::TokenizerPair& tokenizers) {
-  const data::FilterReport& filter = splits.report;
+nlohmann::json read_json(const char* role, const data::ReadReport& read) {
   return {
+      {"role", role},
       {"file", read.file},
       {"lines", read.lines},
       {"pairs_read", read.pairs},
       {"blank_lines", read.blank},
       {"malformed_lines",
-       {{"columns", read.bad_columns}, {"utf8", read.bad_utf8}, {"empty_side", read.empty_side}}},
+       {{"columns", read.bad_columns}, {"utf8", read.bad_utf8}, {"empty_side", read.empty_side}}}};
+}
+
+nlohmann::json report_json(const nlohmann::json& reads,
+                           const data::Splits& splits,
+                           const text::TokenizerPair& tokenizers) {
+  const data::FilterReport& filter = splits.report;
+  return {
+      {"corpora", reads},
       {"dropped",
        {{"empty_after_cleaning", filter.empty},
-        {"too_long", filter.too_long},
-        {"duplicates", filter.duplicates}}},
+        {"too_many_words", filter.too_long},
+        {"identical_sides", filter.identical},
+        {"duplicates", filter.duplicates},
+        {"source_in_dev_or_test", filter.held_out_source},
+        {"too_many_tokens", filter.too_many_tokens},
+        {"length_ratio", filter.length_ratio},
+        {"dev_test_empty_after_cleaning", filter.held_out_empty}}},
       {"split",
        {{"train", splits.train.size()},
         {"valid", splits.valid.size()},
@@ -61,17 +72,63 @@ std::vector<std::string> side(const std::vector<data::SentencePair>& pairs, Side
   return out;
 }
 
+void log_filters(const Config& config, const data::FilterReport& report) {
+  std::vector<std::string> drops;
+  const auto add = [&drops](std::size_t count, const std::string& why) {
+    if (count > 0) drops.push_back(fmt::format("{} {}", count, why));
+  };
+  add(report.empty, "empty after cleaning");
+  add(report.too_long, fmt::format("longer than {} words (data.max_words)", config.data.max_words));
+  add(report.identical, "with identical sides (data.drop_identical)");
+  add(report.duplicates, "duplicates (data.dedupe)");
+  add(report.held_out_source, "sharing a source with the dev/test sets (data.group_by_source)");
+  add(report.too_many_tokens,
+      fmt::format("longer than {} tokens (data.max_length)", config.data.max_length));
+  add(report.length_ratio, fmt::format("with a length ratio above {} (data.max_length_ratio)",
+                                       config.data.max_length_ratio));
+  spdlog::info("kept {} of {} training-corpus pairs{}{}",
+               report.kept - report.too_many_tokens - report.length_ratio, report.input,
+               drops.empty() ? "" : "; dropped ", fmt::join(drops, ", "));
+  if (report.held_out_empty > 0) {
+    spdlog::warn("dropped {} dev/test pairs with a side empty after cleaning",
+                 report.held_out_empty);
+  }
+}
+
 void log_splits(const Config& config, const data::Splits& splits) {
-  spdlog::info(
-      "kept {} pairs ({} dropped empty after cleaning, {} longer than {} words, {} duplicates)",
-      splits.report.kept, splits.report.empty, splits.report.too_long, config.data.max_words,
-      splits.report.duplicates);
-  spdlog::info("split: {} train, {} valid, {} test{}", splits.train.size(), splits.valid.size(),
-               splits.test.size(),
+  const auto origin = [](const std::vector<data::CorpusFile>& named) {
+    return named.empty() ? std::string("") : " (named files)";
+  };
+  spdlog::info("split: {} train, {} valid{}, {} test{}{}", splits.train.size(), splits.valid.size(),
+               origin(config.data.valid), splits.test.size(), origin(config.data.test),
                config.data.group_by_source ? " (grouped by source sentence)" : "");
   if (splits.valid.empty()) {
     spdlog::warn("the validation split is empty: no validation loss, no best.pt");
   }
+}
+
+// Every corpus the configuration names, read (and reversed with data.reverse).
+data::CorpusSet read_corpora(const data::CorpusOptions& options, nlohmann::json& reads) {
+  data::CorpusSet corpora;
+  const auto read = [&](const char* role, const data::CorpusFile& file) {
+    data::Corpus corpus = data::read_corpus(file, options.format);
+    log_read_report(corpus.report);
+    reads.push_back(read_json(role, corpus.report));
+    if (options.reverse) data::reverse_pairs(corpus.pairs);
+    return std::move(corpus.pairs);
+  };
+  for (const data::CorpusFile& file : options.training_corpora()) {
+    corpora.train.push_back(read("train", file));
+  }
+  for (const data::CorpusFile& file : options.valid) {
+    std::vector<data::SentencePair> pairs = read("valid", file);
+    corpora.valid.insert(corpora.valid.end(), pairs.begin(), pairs.end());
+  }
+  for (const data::CorpusFile& file : options.test) {
+    std::vector<data::SentencePair> pairs = read("test", file);
+    corpora.test.insert(corpora.test.end(), pairs.begin(), pairs.end());
+  }
+  return corpora;
 }
 
 }  // namespace
@@ -81,21 +138,38 @@ PreparedData prepare_data(const Config& config,
                           const RunDir* vocabulary_source) {
   std::filesystem::create_directories(dir.path());
   const auto start = std::chrono::steady_clock::now();
-  data::Corpus corpus = data::read_tsv_file(config.data.path, config.data.format);
-  log_read_report(corpus.report);
+  nlohmann::json reads = nlohmann::json::array();
+  const data::CorpusSet corpora = read_corpora(config.data, reads);
   if (config.data.reverse) {
-    data::reverse_pairs(corpus.pairs);
-    spdlog::info("direction: the file's second column is the source (data.reverse){}",
-                 describe_direction(config.data));
+    spdlog::info(
+        "direction: the files' second column (or target file) is the source "
+        "(data.reverse){}",
+        describe_direction(config.data));
   } else if (!config.data.source_lang.empty() || !config.data.target_lang.empty()) {
     spdlog::info("direction:{}", describe_direction(config.data));
   }
 
   PreparedData prepared;
-  prepared.splits = data::make_splits(corpus.pairs, config.data, config.text.clean);
-  const data::Splits& splits = prepared.splits;
+  prepared.splits = data::make_splits(corpora, config.data, config.text.clean);
+  data::Splits& splits = prepared.splits;
+  prepared.tokenizers =
+      vocabulary_source
+          ? text::load_tokenizers(config.text, vocabulary_source->path())
+          : text::train_tokenizers(config.text, side(splits.train, Side::kSource),
+                                   side(splits.train, Side::kTarget), config.data.seed);
+  const text::TokenizerPair& tokenizers = prepared.tokenizers;
+  data::filter_by_length(splits, config.data, [&tokenizers](const data::SentencePair& pair) {
+    return std::pair{tokenizers.source->encode(pair.source).size(),
+                     tokenizers.target->encode(pair.target).size()};
+  });
+  log_filters(config, splits.report);
+  const std::size_t unweighted = splits.train.size();
+  data::apply_weights(splits, config.data);
+  if (splits.train.size() != unweighted) {
+    spdlog::info("corpus weights: {} training pairs become {}", unweighted, splits.train.size());
+  }
   if (splits.train.empty()) {
-    throw DataError(config.data.path,
+    throw DataError(config.data.training_corpora().front().name(),
                     "no training pair left after cleaning, filtering and splitting");
   }
   log_splits(config, splits);
@@ -103,18 +177,13 @@ PreparedData prepare_data(const Config& config,
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
 
-  prepared.tokenizers =
-      vocabulary_source
-          ? text::load_tokenizers(config.text, vocabulary_source->path())
-          : text::train_tokenizers(config.text, side(splits.train, Side::kSource),
-                                   side(splits.train, Side::kTarget), config.data.seed);
   const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
   spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
                prepared.tokenizers.target->size(), fmt::join(files, ", "));
 
   save_config(dir.config(), config);
   write_text_atomically(dir.prepare_report(),
-                        report_json(corpus.report, splits, prepared.tokenizers).dump(2) + "\n");
+                        report_json(reads, splits, prepared.tokenizers).dump(2) + "\n");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("data ready in {} ({:.1f} s)", dir.path(), seconds);

@@ -18,6 +18,7 @@
 #include "nmt/run/open_run.h"
 #include "nmt/run/report.h"
 #include "nmt/run/stop_signal.h"
+#include "nmt/run/validation_scorer.h"
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/communicator.h"
 #include "nmt/train/placement.h"
@@ -233,6 +234,8 @@ TrainOutcome train_run(const TrainRequest& request) {
   train::TrainerSetup trainer_setup{
       config.train, setup.run,           config_to_json(config).dump(),
       device,       request.is_terminal, communicator};
+  trainer_setup.score_translations =
+      make_validation_scorer(config, tokenizers, setup.prepared.splits.valid, device);
   train::Trainer trainer(model, trainer_setup,
                          data::encode_pairs(setup.prepared.splits.train, tokenizers),
                          data::encode_pairs(setup.prepared.splits.valid, tokenizers));

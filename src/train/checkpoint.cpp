@@ -46,6 +46,18 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& archive,
   return tensor;
 }
 
+bool has_entry(torch::serialize::InputArchive& archive, const std::string& key) {
+  torch::Tensor tensor;
+  return archive.try_read(key, tensor);
+}
+
+// Checkpoints written before validation by BLEU name some progress entries differently.
+std::string entry_or_older(torch::serialize::InputArchive& archive,
+                           const std::string& key,
+                           const std::string& older) {
+  return has_entry(archive, key) || !has_entry(archive, older) ? key : older;
+}
+
 // The one number stored under key; item() would throw for a tensor of another size and for a
 // value the type cannot hold (NaN or 1e300 as an integer).
 template <class T>
@@ -111,8 +123,10 @@ void save_checkpoint(const std::string& path,
   archive.write("progress/batch", scalar(progress.batch));
   archive.write("progress/step", scalar(progress.step));
   archive.write("progress/target_tokens", scalar(progress.target_tokens));
-  archive.write("progress/best_valid_loss", scalar(progress.best_valid_loss));
-  archive.write("progress/epochs_without_improvement", scalar(progress.epochs_without_improvement));
+  archive.write("progress/best_score", scalar(progress.best_score));
+  archive.write("progress/best_step", scalar(progress.best_step));
+  archive.write("progress/validations_without_improvement",
+                scalar(progress.validations_without_improvement));
   archive.write("progress/train_seconds", scalar(progress.train_seconds));
   if (optimizer) {
     archive.write("optimizer/steps", scalar(optimizer->steps()));
@@ -168,9 +182,15 @@ TrainingProgress load_checkpoint(const std::string& path,
   progress.batch = read_number<int64_t>(archive, path, "progress/batch");
   progress.step = read_number<int64_t>(archive, path, "progress/step");
   progress.target_tokens = read_number<int64_t>(archive, path, "progress/target_tokens");
-  progress.best_valid_loss = read_number<double>(archive, path, "progress/best_valid_loss");
-  progress.epochs_without_improvement =
-      read_number<int64_t>(archive, path, "progress/epochs_without_improvement");
+  progress.best_score = read_number<double>(
+      archive, path, entry_or_older(archive, "progress/best_score", "progress/best_valid_loss"));
+  if (has_entry(archive, "progress/best_step")) {
+    progress.best_step = read_number<int64_t>(archive, path, "progress/best_step");
+  }
+  progress.validations_without_improvement =
+      read_number<int64_t>(archive, path,
+                           entry_or_older(archive, "progress/validations_without_improvement",
+                                          "progress/epochs_without_improvement"));
   progress.train_seconds = read_number<double>(archive, path, "progress/train_seconds");
 
   if (optimizer) {

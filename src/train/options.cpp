@@ -1,5 +1,7 @@
 #include "nmt/train/options.h"
 
+#include <string>
+
 #include "nmt/check.h"
 #include "nmt/cpu_features.h"
 #include "nmt/error.h"
@@ -22,6 +24,18 @@ bool uses_bf16(Precision precision, bool is_cuda) {
   return uses_bf16(precision, is_cuda, cpu_has_avx512_bf16());
 }
 
+const char* best_metric_name(BestMetric metric) {
+  switch (metric) {
+    case BestMetric::kLoss:
+      return "loss";
+    case BestMetric::kBleu:
+      return "bleu";
+    case BestMetric::kChrf:
+      return "chrf";
+  }
+  return "?";
+}
+
 void TrainOptions::validate() const {
   check::positive("batch_size", batch_size);
   check::non_negative("max_tokens", max_tokens);
@@ -41,6 +55,13 @@ void TrainOptions::validate() const {
   check::positive("adam_eps", adam_eps);
   check::fraction("weight_decay", weight_decay);
   check::positive("update_freq", update_freq);
+  check::non_negative("valid_every", valid_every);
+  check::non_negative("valid_bleu_sentences", valid_bleu_sentences);
+  check::positive("valid_beam_size", valid_beam_size);
+  if (best_metric != BestMetric::kLoss && valid_bleu_sentences == 0) {
+    throw ConfigError(std::string("best_metric: \"") + best_metric_name(best_metric) +
+                      "\" scores validation translations; set valid_bleu_sentences above 0");
+  }
   check::positive("distributed.timeout", distributed.timeout_seconds);
   check::positive("distributed.bucket_mb", distributed.bucket_mb);
   const bool is_cuda_index = device.rfind("cuda:", 0) == 0 && device.size() > 5 &&

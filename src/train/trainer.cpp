@@ -136,6 +136,12 @@ Trainer::Trainer(model::Transformer model,
       optimizer_(parameters_,
                  AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2,
                              setup_.options.adam_eps, setup_.options.weight_decay}) {
+  if (setup_.options.best_metric != BestMetric::kLoss && !setup_.score_translations &&
+      !valid_.empty()) {
+    throw ConfigError(std::string("train.best_metric: \"") +
+                      best_metric_name(setup_.options.best_metric) +
+                      "\" needs validation translations, which this trainer was not given");
+  }
   if (setup_.communicator) {
     setup_.communicator->broadcast_from_leader(parameters_);
     check_ranks_agree("after the broadcast from rank 0");
@@ -243,8 +249,11 @@ StepResult Trainer::train_update(const std::vector<data::Batch>& micro_batches,
 ValidationResult Trainer::validate() {
   const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0,
                                        /*shuffle=*/false};
-  const ValidationResult result = evaluate_loss(
-      model_, valid_, batching, setup_.options.label_smoothing, setup_.device, uses_bf16());
+  ValidationResult result = evaluate_loss(model_, valid_, batching, setup_.options.label_smoothing,
+                                          setup_.device, uses_bf16());
+  if (setup_.score_translations && !valid_.empty()) {
+    result.translation = setup_.score_translations(model_);
+  }
   model_->train();
   return result;
 }
@@ -255,20 +264,77 @@ void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
                   progress_, setup_.config_json);
 }
 
-std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double train_loss) {
-  if (!setup_.communicator) return validate_and_save_epoch(*session.metrics, train_loss);
-  check_ranks_agree(("after epoch " + std::to_string(progress_.epoch + 1)).c_str());
-  // Rank 0 validates and saves while the others wait; its verdict reaches them as a number.
-  std::optional<TrainStop> stop;
-  if (is_writer()) {
-    stop = validate_and_save_epoch(*session.metrics, train_loss);
-  } else {
-    ++progress_.epoch;
-    progress_.batch = 0;
+struct Trainer::Validation {
+  ValidationResult result;
+  bool is_best = false;
+  double seconds = 0.0;
+
+  bool has_valid() const { return result.tokens > 0; }
+  bool has_diverged() const { return has_valid() && !std::isfinite(result.loss); }
+};
+
+namespace {
+
+// "valid loss 2.1234 (ppl 8.37), BLEU 23.41, chrF 45.10"
+std::string describe_validation(const ValidationResult& result) {
+  std::string text =
+      fmt::format("valid loss {:.4f} (ppl {:.2f})", result.loss, std::exp(result.nll));
+  if (result.translation) {
+    text += fmt::format(", BLEU {:.2f}, chrF {:.2f}", result.translation->bleu,
+                        result.translation->chrf);
   }
+  return text;
+}
+
+const char* metric_label(BestMetric metric) {
+  switch (metric) {
+    case BestMetric::kLoss:
+      return "validation loss";
+    case BestMetric::kBleu:
+      return "validation BLEU";
+    case BestMetric::kChrf:
+      return "validation chrF";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Trainer::Validation Trainer::validate_and_keep_best() {
+  const auto start = Clock::now();
+  Validation validation{validate()};
+  if (validation.has_valid() && !validation.has_diverged()) {
+    const double value = metric_value(setup_.options.best_metric, validation.result);
+    validation.is_best = improves(setup_.options.best_metric, value, progress_.best_score);
+    if (validation.is_best) {
+      progress_.best_score = value;
+      progress_.best_step = progress_.step;
+      progress_.validations_without_improvement = 0;
+      save(setup_.run.best(), WithOptimizer::kNo);
+    } else {
+      ++progress_.validations_without_improvement;
+    }
+  }
+  validation.seconds = seconds_since(start);
+  return validation;
+}
+
+std::optional<TrainStop> Trainer::check_patience() const {
+  const int64_t patience = setup_.options.early_stopping;
+  const int64_t waited = progress_.validations_without_improvement;
+  if (patience == 0 || waited < patience) return std::nullopt;
+  return TrainStop{StopReason::kEarlyStopped,
+                   std::string("no better ") + metric_label(setup_.options.best_metric) + " for " +
+                       std::to_string(waited) +
+                       (setup_.options.valid_every > 0 ? " validations" : " epochs") +
+                       ": stopped early"};
+}
+
+std::optional<TrainStop> Trainer::share_verdict(std::optional<TrainStop> stop) {
+  if (!setup_.communicator) return stop;
   at::Tensor verdict = at::full({1}, stop ? static_cast<int64_t>(stop->reason) + 1 : 0, at::kLong);
   if (setup_.device.is_cuda()) verdict = verdict.to(setup_.device);
-  setup_.communicator->sum({verdict}, "rank 0's verdict on the epoch");
+  setup_.communicator->sum({verdict}, "rank 0's verdict on the validation");
   const int64_t code = verdict.item<int64_t>();
   if (code > 0 && !stop) {
     stop = TrainStop{static_cast<StopReason>(code - 1), "rank 0 ended the training"};
@@ -276,24 +342,35 @@ std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double 
   return stop;
 }
 
-std::optional<TrainStop> Trainer::validate_and_save_epoch(MetricsLog& metrics, double train_loss) {
-  const auto start = Clock::now();
-  const ValidationResult valid = validate();
-  const bool has_valid = valid.tokens > 0;
-  if (!std::isfinite(train_loss) || (has_valid && !std::isfinite(valid.loss))) {
-    return diverged("the loss is no longer finite (train " + std::to_string(train_loss) + ")");
+std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double train_loss) {
+  if (!setup_.communicator) return save_epoch(*session.metrics, train_loss);
+  check_ranks_agree(("after epoch " + std::to_string(progress_.epoch + 1)).c_str());
+  // Rank 0 validates and saves while the others wait; its verdict reaches them as a number.
+  std::optional<TrainStop> stop;
+  if (is_writer()) {
+    stop = save_epoch(*session.metrics, train_loss);
+  } else {
+    ++progress_.epoch;
+    progress_.batch = 0;
   }
-  const bool is_best = has_valid && valid.loss < progress_.best_valid_loss;
-  if (is_best) {
-    progress_.best_valid_loss = valid.loss;
-    progress_.epochs_without_improvement = 0;
-  } else if (has_valid) {
-    ++progress_.epochs_without_improvement;
+  return share_verdict(std::move(stop));
+}
+
+std::optional<TrainStop> Trainer::save_epoch(MetricsLog& metrics, double train_loss) {
+  if (!std::isfinite(train_loss)) {
+    return diverged("the loss is no longer finite (train " + std::to_string(train_loss) + ")");
   }
   ++progress_.epoch;
   progress_.batch = 0;
+  std::optional<Validation> validation;
+  if (setup_.options.valid_every == 0) {
+    validation = validate_and_keep_best();
+    if (validation->has_diverged()) {
+      return diverged("the validation loss is no longer finite (train " +
+                      std::to_string(train_loss) + ")");
+    }
+  }
   const RunDir& run = setup_.run;
-  if (is_best) save(run.best(), WithOptimizer::kNo);
   save(run.checkpoint(), WithOptimizer::kYes);
   if (setup_.options.average_last > 0) {
     save(run.epoch_weights(progress_.epoch), WithOptimizer::kNo);
@@ -308,28 +385,59 @@ std::optional<TrainStop> Trainer::validate_and_save_epoch(MetricsLog& metrics, d
   record.lr = learning_rate(setup_.options, progress_.step);
   record.train_seconds = progress_.train_seconds;
   record.target_tokens = progress_.target_tokens;
-  record.is_best = is_best;
-  record.validation_seconds = seconds_since(start);
-  if (has_valid) {
+  if (validation && validation->has_valid()) {
+    const ValidationResult& valid = validation->result;
+    record.is_best = validation->is_best;
+    record.validation_seconds = validation->seconds;
     record.valid_loss = valid.loss;
     record.valid_ppl = std::exp(valid.nll);
-    spdlog::info("epoch {}/{}: train loss {:.4f}, valid loss {:.4f} (ppl {:.2f}){}, {} steps, {}",
-                 progress_.epoch, setup_.options.epochs, train_loss, valid.loss,
-                 std::exp(valid.nll), is_best ? ", best so far" : "", progress_.step,
+    if (valid.translation) {
+      record.valid_bleu = valid.translation->bleu;
+      record.valid_chrf = valid.translation->chrf;
+    }
+    spdlog::info("epoch {}/{}: train loss {:.4f}, {}{}, {} steps, {}", progress_.epoch,
+                 setup_.options.epochs, train_loss, describe_validation(valid),
+                 validation->is_best ? ", best so far" : "", progress_.step,
                  format_clock(progress_.train_seconds));
   } else {
     spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch, setup_.options.epochs,
                  train_loss, progress_.step);
   }
   metrics.write(record);
-  const int64_t patience = setup_.options.early_stopping;
-  if (patience > 0 && progress_.epochs_without_improvement >= patience) {
-    return TrainStop{StopReason::kEarlyStopped,
-                     "no better validation loss for " +
-                         std::to_string(progress_.epochs_without_improvement) +
-                         " epochs: stopped early"};
+  return validation ? check_patience() : std::nullopt;
+}
+
+std::optional<TrainStop> Trainer::validate_between_epochs(TrainingSession& session) {
+  std::optional<TrainStop> stop;
+  if (is_writer()) {
+    const Validation validation = validate_and_keep_best();
+    if (validation.has_diverged()) {
+      stop = diverged("the validation loss is no longer finite at step " +
+                      std::to_string(progress_.step));
+    } else {
+      save(setup_.run.checkpoint(), WithOptimizer::kYes);
+      if (validation.has_valid()) {
+        const ValidationResult& valid = validation.result;
+        ValidRecord record;
+        record.epoch = progress_.epoch + 1;
+        record.step = progress_.step;
+        record.train_seconds = progress_.train_seconds;
+        record.is_best = validation.is_best;
+        record.validation_seconds = validation.seconds;
+        record.valid_loss = valid.loss;
+        record.valid_ppl = std::exp(valid.nll);
+        if (valid.translation) {
+          record.valid_bleu = valid.translation->bleu;
+          record.valid_chrf = valid.translation->chrf;
+        }
+        session.metrics->write(record);
+        spdlog::info("step {} (epoch {}): {}{}", progress_.step, progress_.epoch + 1,
+                     describe_validation(valid), validation.is_best ? ", best so far" : "");
+        stop = check_patience();
+      }
+    }
   }
-  return std::nullopt;
+  return share_verdict(std::move(stop));
 }
 
 void Trainer::write_average(MetricsLog& metrics) {
@@ -343,23 +451,22 @@ void Trainer::write_average(MetricsLog& metrics) {
   if (paths.size() < 2) return;
   load_averaged_weights(paths, model_, setup_.device);
   const ValidationResult valid = validate();
+  const BestMetric metric = setup_.options.best_metric;
   // Translation picks averaged.pt first, so it is kept only when it beats best.pt.
-  const bool is_better = valid.tokens == 0 || valid.loss < progress_.best_valid_loss;
+  const bool is_better =
+      valid.tokens == 0 || improves(metric, metric_value(metric, valid), progress_.best_score);
   metrics.write(AverageRecord{static_cast<int64_t>(paths.size()), valid.loss, std::exp(valid.nll),
                               is_better});
   if (is_better) {
     save(run.averaged(), WithOptimizer::kNo);
-    spdlog::info(
-        "averaged.pt: mean of the last {} epochs, valid loss {:.4f} (ppl {:.2f}), better than "
-        "best.pt",
-        paths.size(), valid.loss, std::exp(valid.nll));
+    spdlog::info("averaged.pt: mean of the last {} epochs, {}, better than best.pt", paths.size(),
+                 describe_validation(valid));
   } else {
     std::error_code ignored;
     std::filesystem::remove(run.averaged(), ignored);
     spdlog::info(
-        "the mean of the last {} epochs has valid loss {:.4f}, not better than best.pt ({:.4f}): "
-        "not kept",
-        paths.size(), valid.loss, progress_.best_valid_loss);
+        "the mean of the last {} epochs ({}) is not better than best.pt ({} {:.4f}): not kept",
+        paths.size(), describe_validation(valid), metric_label(metric), progress_.best_score);
   }
   // The run's latest checkpoint stays the trained model; the average is its own file.
   load_checkpoint(run.checkpoint(), model_, nullptr, setup_.device, /*restore_rng=*/false);
@@ -460,7 +567,15 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
     line.tokens_per_second =
         static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
     session.display.update(line);
-    if (options.save_every > 0 && progress_.step % options.save_every == 0 && !is_epoch_end) {
+    const bool is_validation_step =
+        options.valid_every > 0 && progress_.step % options.valid_every == 0;
+    if (is_validation_step) {
+      session.display.clear();
+      if (std::optional<TrainStop> stop = validate_between_epochs(session)) {
+        return {0.0, std::move(stop)};
+      }
+    } else if (options.save_every > 0 && progress_.step % options.save_every == 0 &&
+               !is_epoch_end) {
       save(setup_.run.checkpoint(), WithOptimizer::kYes);
     }
   }
@@ -502,7 +617,17 @@ TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
   end.epoch = progress_.epoch;
   end.step = progress_.step;
   end.train_seconds = progress_.train_seconds;
-  if (std::isfinite(progress_.best_valid_loss)) end.best_valid_loss = progress_.best_valid_loss;
+  const BestMetric metric = setup_.options.best_metric;
+  if (std::isfinite(progress_.best_score)) {
+    end.best_metric = best_metric_name(metric);
+    end.best_score = progress_.best_score;
+    end.best_step = static_cast<double>(progress_.best_step);
+    if (metric == BestMetric::kLoss) end.best_valid_loss = progress_.best_score;
+    if (is_writer()) {
+      spdlog::info("best.pt: step {}, {} {:.4f}", progress_.best_step, metric_label(metric),
+                   progress_.best_score);
+    }
+  }
   if (session.metrics) session.metrics->write(end);
   result.progress = progress_;
   return result;

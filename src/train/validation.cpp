@@ -3,10 +3,32 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
+#include <cmath>
+#include <limits>
+
 #include "autocast.h"
 #include "nmt/train/loss.h"
 
 namespace nmt::train {
+
+double metric_value(BestMetric metric, const ValidationResult& result) {
+  constexpr double kUnmeasured = std::numeric_limits<double>::quiet_NaN();
+  switch (metric) {
+    case BestMetric::kLoss:
+      return result.tokens > 0 ? result.loss : kUnmeasured;
+    case BestMetric::kBleu:
+      return result.translation ? result.translation->bleu : kUnmeasured;
+    case BestMetric::kChrf:
+      return result.translation ? result.translation->chrf : kUnmeasured;
+  }
+  return kUnmeasured;
+}
+
+bool improves(BestMetric metric, double value, double best) {
+  if (!std::isfinite(value)) return false;
+  if (!std::isfinite(best)) return true;
+  return metric == BestMetric::kLoss ? value < best : value > best;
+}
 
 ValidationResult evaluate_loss(model::Transformer& model,
                                const std::vector<data::EncodedPair>& pairs,

@@ -20,6 +20,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kTrainColour = "#1f6feb";
 constexpr const char* kValidColour = "#e8590c";
 constexpr const char* kBleuColour = "#1a7f37";
+constexpr const char* kValidBleuColour = "#e8590c";
+constexpr const char* kValidChrfColour = "#8250df";
 
 constexpr std::string_view kReportStyle =
     R"css(.stats { display: flex; flex-wrap: wrap; gap: 12px; margin: 18px 0 4px; }
@@ -46,9 +48,24 @@ struct Summary {
   double seconds = kNaN;
   double best_valid_loss = kNaN;
   double best_valid_ppl = kNaN;
+  double best_valid_bleu = kNaN;
+  std::string best_metric;  // of best.pt, from the end record
+  double best_score = kNaN;
+  double best_step = kNaN;
   std::string end_reason;
   std::optional<EvalRecord> latest_eval;
 };
+
+void note_validation(Summary& summary,
+                     const std::optional<double>& loss,
+                     const std::optional<double>& ppl,
+                     const std::optional<double>& bleu) {
+  if (loss && !(*loss >= summary.best_valid_loss)) {
+    summary.best_valid_loss = *loss;
+    summary.best_valid_ppl = ppl.value_or(kNaN);
+  }
+  if (bleu && !(*bleu <= summary.best_valid_bleu)) summary.best_valid_bleu = *bleu;
+}
 
 Summary summarize(const std::vector<MetricsRecord>& records) {
   Summary summary;
@@ -60,14 +77,16 @@ Summary summarize(const std::vector<MetricsRecord>& records) {
       summary.steps = static_cast<double>(epoch->step);
       summary.seconds = epoch->train_seconds;
       summary.epochs = static_cast<double>(epoch->epoch);
-      if (epoch->valid_loss && !(*epoch->valid_loss >= summary.best_valid_loss)) {
-        summary.best_valid_loss = *epoch->valid_loss;
-        summary.best_valid_ppl = epoch->valid_ppl.value_or(kNaN);
-      }
+      note_validation(summary, epoch->valid_loss, epoch->valid_ppl, epoch->valid_bleu);
+    } else if (const auto* valid = std::get_if<ValidRecord>(&record)) {
+      note_validation(summary, valid->valid_loss, valid->valid_ppl, valid->valid_bleu);
     } else if (const auto* end = std::get_if<EndRecord>(&record)) {
       summary.steps = static_cast<double>(end->step);
       summary.seconds = end->train_seconds;
       summary.end_reason = end->reason;
+      summary.best_metric = end->best_metric.value_or("");
+      summary.best_score = end->best_score.value_or(kNaN);
+      summary.best_step = end->best_step.value_or(kNaN);
     } else if (const auto* start = std::get_if<StartRecord>(&record)) {
       summary.steps = static_cast<double>(start->step);
     } else if (const auto* eval = std::get_if<EvalRecord>(&record)) {
@@ -90,6 +109,15 @@ std::string summary_section(const Summary& summary) {
   out += stat(format_number(summary.best_valid_loss, 4), "best valid loss");
   if (std::isfinite(summary.best_valid_ppl))
     out += stat(format_number(summary.best_valid_ppl, 4), "valid ppl");
+  if (std::isfinite(summary.best_valid_bleu))
+    out += stat(format_number(summary.best_valid_bleu, 4), "best valid BLEU");
+  if (std::isfinite(summary.best_step)) {
+    const std::string metric = summary.best_metric == "bleu"   ? "BLEU"
+                               : summary.best_metric == "chrf" ? "chrF"
+                                                               : "loss";
+    out += stat(format_number(summary.best_step, 12),
+                "best.pt step (valid " + metric + " " + format_number(summary.best_score, 4) + ")");
+  }
   if (summary.latest_eval) {
     out += stat(format_number(summary.latest_eval->bleu, 4), "BLEU, latest evaluation");
     out += stat(format_number(summary.latest_eval->chrf, 4), "chrF, latest evaluation");
@@ -134,16 +162,24 @@ std::string loss_charts(const std::vector<Curve>& curves, double largest_seconds
   return out + "</div>\n";
 }
 
-// Only evaluations at different training steps make a curve; several evaluations of the final
-// model (other splits, checkpoints or decoders) are listed in the evaluations table instead.
+// BLEU and chrF of the validation translations, and of evaluations at different training steps
+// (several evaluations of the final model are listed in the evaluations table instead).
 std::string bleu_chart(const std::vector<Curve>& curves) {
-  const Curve* curve = find_curve(curves, "BLEU");
-  if (curve == nullptr) return "";
-  if (std::set<double>(curve->steps.begin(), curve->steps.end()).size() < 2) return "";
-  return "<h2>BLEU</h2>\n<div class=\"charts\">" +
-         render_line_chart({series_of(*curve, kBleuColour, 0)},
-                           {"BLEU against steps", "step", "BLEU"}) +
-         "</div>\n";
+  std::vector<ChartSeries> series;
+  for (const auto& [name, colour] :
+       {std::pair{"valid BLEU", kValidBleuColour}, std::pair{"valid chrF", kValidChrfColour}}) {
+    if (const Curve* curve = find_curve(curves, name))
+      series.push_back(series_of(*curve, colour, 0));
+  }
+  const Curve* eval = find_curve(curves, "BLEU");
+  if (eval && std::set<double>(eval->steps.begin(), eval->steps.end()).size() >= 2) {
+    series.push_back(series_of(*eval, kBleuColour, 0));
+  }
+  std::size_t points = 0;
+  for (const ChartSeries& one : series) points += one.xs.size();
+  if (points < 2) return "";
+  return "<h2>Translation quality</h2>\n<div class=\"charts\">" +
+         render_line_chart(series, {"BLEU and chrF against steps", "step", "score"}) + "</div>\n";
 }
 
 std::string cell(double value, int significant) {
@@ -159,13 +195,14 @@ std::string epoch_table(const std::vector<MetricsRecord>& records) {
     rows += "<tr>" + cell(static_cast<double>(epoch->epoch), 6) +
             cell(static_cast<double>(epoch->step), 12) + cell(epoch->train_loss, 4) +
             cell(epoch->valid_loss.value_or(kNaN), 4) + cell(epoch->valid_ppl.value_or(kNaN), 4) +
-            "<td class=\"num\">" + format_duration(epoch->train_seconds) + "</td><td>" +
-            (epoch->is_best ? "best" : "") + "</td></tr>\n";
+            cell(epoch->valid_bleu.value_or(kNaN), 4) + "<td class=\"num\">" +
+            format_duration(epoch->train_seconds) + "</td><td>" + (epoch->is_best ? "best" : "") +
+            "</td></tr>\n";
   }
   if (rows.empty()) return "";
   return "<h2>Epochs</h2>\n<table><tr><th class=\"num\">epoch</th><th class=\"num\">step</th>"
          "<th class=\"num\">train loss</th><th class=\"num\">valid loss</th><th "
-         "class=\"num\">valid ppl</th>"
+         "class=\"num\">valid ppl</th><th class=\"num\">valid BLEU</th>"
          "<th class=\"num\">training time</th><th></th></tr>\n" +
          rows + "</table>\n";
 }

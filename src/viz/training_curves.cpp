@@ -29,6 +29,9 @@ std::optional<Position> position_of(const MetricsRecord& record) {
   if (const auto* end = std::get_if<EndRecord>(&record)) {
     return Position{static_cast<double>(end->step), end->train_seconds};
   }
+  if (const auto* valid = std::get_if<ValidRecord>(&record)) {
+    return Position{static_cast<double>(valid->step), valid->train_seconds};
+  }
   if (const auto* start = std::get_if<StartRecord>(&record)) {
     return Position{static_cast<double>(start->step), 0.0};
   }
@@ -41,7 +44,16 @@ std::vector<Curve> training_curves(const std::vector<MetricsRecord>& records) {
   Curve train{"train loss", {}, {}, {}};
   Curve valid{"valid loss", {}, {}, {}};
   Curve bleu{"BLEU", {}, {}, {}};
+  Curve valid_bleu{"valid BLEU", {}, {}, {}};
+  Curve valid_chrf{"valid chrF", {}, {}, {}};
   Position at{0.0, 0.0};
+  const auto add_validation = [&](const std::optional<double>& loss,
+                                  const std::optional<double>& bleu_score,
+                                  const std::optional<double>& chrf_score) {
+    if (loss) add_point(valid, at.step, at.seconds, *loss);
+    if (bleu_score) add_point(valid_bleu, at.step, at.seconds, *bleu_score);
+    if (chrf_score) add_point(valid_chrf, at.step, at.seconds, *chrf_score);
+  };
   for (const MetricsRecord& record : records) {
     if (const std::optional<Position> position = position_of(record)) {
       at.step = position->step;
@@ -51,13 +63,15 @@ std::vector<Curve> training_curves(const std::vector<MetricsRecord>& records) {
     if (const auto* step = std::get_if<TrainRecord>(&record)) {
       add_point(train, at.step, at.seconds, step->loss);
     } else if (const auto* epoch = std::get_if<EpochRecord>(&record)) {
-      if (epoch->valid_loss) add_point(valid, at.step, at.seconds, *epoch->valid_loss);
+      add_validation(epoch->valid_loss, epoch->valid_bleu, epoch->valid_chrf);
+    } else if (const auto* validation = std::get_if<ValidRecord>(&record)) {
+      add_validation(validation->valid_loss, validation->valid_bleu, validation->valid_chrf);
     } else if (const auto* eval = std::get_if<EvalRecord>(&record)) {
       add_point(bleu, at.step, at.seconds, eval->bleu);
     }
   }
   std::vector<Curve> curves;
-  for (Curve* curve : {&train, &valid, &bleu}) {
+  for (Curve* curve : {&train, &valid, &bleu, &valid_bleu, &valid_chrf}) {
     if (!curve->values.empty()) curves.push_back(std::move(*curve));
   }
   return curves;

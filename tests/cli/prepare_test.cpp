@@ -43,15 +43,16 @@ TEST(PrepareCommandTest, ExitCodesSeparateConfigAndDataErrors) {
   const std::string bad_config = dir.write("bad.json", R"({"data": {"max_words": "x"}})");
   auto result = run_nmt("prepare --config '" + bad_config + "'");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("data.max_words: expected a positive integer, got \"x\""),
+  EXPECT_NE(result.output.find("data.max_words: expected a non-negative integer, got \"x\""),
             std::string::npos)
       << result.output;
 
   result = run_nmt("prepare --config '" + testing::source_dir() +
-                   "/configs/quickstart.json' --max-words 0");
+                   "/configs/quickstart.json' --max-words=-1");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("data.max_words: expected a positive integer, got 0"),
-            std::string::npos);
+  EXPECT_NE(result.output.find("data.max_words: expected a non-negative integer, got -1"),
+            std::string::npos)
+      << result.output;
 
   result =
       run_nmt("prepare --config '" + testing::source_dir() + "/configs/quickstart.json' --data '" +

@@ -169,6 +169,113 @@ TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
   EXPECT_NE(text.output.find("library"), std::string::npos);
 }
 
+// A practitioner's layout: training corpora as aligned plain-text files plus a weighted TSV, a
+// named dev set and a named test set, validation by BLEU every few steps choosing best.pt.
+class NamedDevTestRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::vector<std::string> lines =
+        read_lines(testing::source_dir() + "/data/sample/en-es.tsv");
+    ASSERT_GE(lines.size(), 400u);
+    const auto write_aligned = [this, &lines](const std::string& stem, std::size_t first,
+                                              std::size_t end) {
+      std::string english, spanish;
+      for (std::size_t i = first; i < end; ++i) {
+        english += lines[i].substr(0, lines[i].find('\t')) + "\n";
+        spanish += lines[i].substr(lines[i].find('\t') + 1) + "\n";
+      }
+      scratch_.write(stem + ".en", english);
+      scratch_.write(stem + ".es", spanish);
+    };
+    write_aligned("train", 0, 320);
+    write_aligned("dev", 340, 370);
+    std::string extra, test;
+    for (std::size_t i = 320; i < 340; ++i) extra += lines[i] + "\n";
+    for (std::size_t i = 370; i < 400; ++i) test += lines[i] + "\n";
+    scratch_.write("extra.tsv", extra);
+    scratch_.write("test.tsv", test);
+  }
+
+  std::string config(const std::string& dev_target) {
+    const std::string dir = scratch_.path() + "/";
+    return scratch_.write("named.json", R"({
+      "data": {"train": [{"source": ")" + dir +
+                                            R"(train.en", "target": ")" + dir + R"(train.es"},
+                         {"path": ")" + dir +
+                                            R"(extra.tsv", "weight": 2}],
+               "valid": {"source": ")" + dir +
+                                            R"(dev.en", "target": ")" + dir + dev_target + R"("},
+               "test": ")" + dir + R"(test.tsv"},
+      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
+      "train": {"batch_size": 32, "epochs": 3, "lr": 0.003, "threads": 1, "valid_every": 5,
+                "best_metric": "bleu", "log_every": 5}})");
+  }
+
+  testing::ScratchDir scratch_;
+};
+
+TEST_F(NamedDevTestRunTest, BleuChoosesBestPtAndEvalScoresTheNamedTestSet) {
+  const std::string run = scratch_.file("run");
+  const auto trained = run_nmt("train --config '" + config("dev.es") + "' --out '" + run + "'");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const auto prepared = nlohmann::json::parse(testing::read_file(run + "/prepare.json"));
+  EXPECT_EQ(prepared["split"]["valid"], 30) << "the dev files, whole";
+  EXPECT_EQ(prepared["split"]["test"], 30) << "the test file, whole";
+  EXPECT_EQ(prepared["corpora"].size(), 4u);
+  EXPECT_EQ(prepared["corpora"][1]["pairs_read"], 20);
+  const std::size_t dropped = prepared["dropped"]["source_in_dev_or_test"];
+  EXPECT_EQ(prepared["split"]["train"].get<std::size_t>() + dropped, 320u + 2 * 20u)
+      << "the weighted TSV counts twice";
+
+  std::vector<nlohmann::json> validations;
+  nlohmann::json end;
+  for (const std::string& line : read_lines(run + "/metrics.jsonl")) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["event"] == "valid") validations.push_back(record);
+    if (record["event"] == "end") end = record;
+  }
+  ASSERT_GE(validations.size(), 4u);
+  double best_bleu = -1.0;
+  int64_t best_step = 0;
+  for (const auto& validation : validations) {
+    EXPECT_EQ(validation["step"].get<int64_t>() % 5, 0);
+    ASSERT_TRUE(validation.contains("valid_bleu")) << validation.dump();
+    if (validation["valid_bleu"].get<double>() > best_bleu) {
+      best_bleu = validation["valid_bleu"];
+      best_step = validation["step"];
+    }
+  }
+  EXPECT_EQ(end["best_metric"], "bleu");
+  EXPECT_EQ(end["best_step"], best_step);
+  EXPECT_DOUBLE_EQ(end["best_score"].get<double>(), best_bleu);
+  EXPECT_NE(trained.output.find("best.pt: step " + std::to_string(best_step)), std::string::npos)
+      << trained.output;
+  EXPECT_NE(testing::read_file(run + "/report.html").find("BLEU and chrF against steps"),
+            std::string::npos);
+
+  const auto evaluated =
+      run_command("'" + std::string(NMT_BINARY) + "' -q eval --model '" + run + "' --json");
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.output;
+  const auto scores = nlohmann::json::parse(evaluated.output);
+  EXPECT_EQ(scores["sentences"], 30);
+  EXPECT_EQ(scores["data"], "test split of " + run);
+}
+
+TEST_F(NamedDevTestRunTest, MisalignedDevFilesStopBeforeTraining) {
+  std::string short_target = testing::read_file(scratch_.file("dev.es"));
+  short_target.erase(short_target.rfind('\n', short_target.size() - 2) + 1);  // drop a line
+  scratch_.write("dev-short.es", short_target);
+  const std::string run = scratch_.file("run");
+  const auto trained =
+      run_nmt("train --config '" + config("dev-short.es") + "' --out '" + run + "'");
+  EXPECT_EQ(trained.exit_code, 1);
+  EXPECT_NE(trained.output.find(scratch_.file("dev.en") + ": has 30 lines but " +
+                                scratch_.file("dev-short.es") + " has 29"),
+            std::string::npos)
+      << trained.output;
+  EXPECT_FALSE(std::filesystem::exists(run + "/checkpoint.pt"));
+}
+
 // A subword run directory is self-contained: a copy of it translates exactly like the original.
 // The notebook's sanity check: a model trained long enough on about 20 pairs reproduces each of
 // them with greedy decoding. Sources are written already cleaned, so that a line of the run's

@@ -20,6 +20,8 @@ EpochRecord example_epoch() {
   epoch.validation_seconds = 4.25;
   epoch.valid_loss = 2.75;
   epoch.valid_ppl = 9.5;
+  epoch.valid_bleu = 31.5;
+  epoch.valid_chrf = 52.25;
   epoch.time = 1.75e9;
   return epoch;
 }
@@ -28,12 +30,14 @@ EpochRecord example_epoch() {
 std::vector<MetricsRecord> one_of_each() {
   EvalRecord eval{
       "test split of runs/x", "runs/x/best.pt", "greedy", true, 41.5, 60.25, 2.5, 9.75, 1.75e9};
-  return {StartRecord{2, 800, 1000, 50, "cpu", 1.75e9},
-          TrainRecord{3, 850, 3.25, 1e-3, 2100.5, 40.5, 1800.25, 1.75e9},
-          example_epoch(),
-          AverageRecord{4, 2.5, 12.25, true, 1.75e9},
-          EndRecord{"early_stopped", "no better loss", 5, 2000, 95.5, 2.25, 1.75e9},
-          eval};
+  return {
+      StartRecord{2, 800, 1000, 50, "cpu", 1.75e9},
+      TrainRecord{3, 850, 3.25, 1e-3, 2100.5, 40.5, 1800.25, 1.75e9},
+      example_epoch(),
+      AverageRecord{4, 2.5, 12.25, true, 1.75e9},
+      EndRecord{"early_stopped", "no better loss", 5, 2000, 95.5, 2.25, "loss", 2.25, 1500, 1.75e9},
+      eval,
+      ValidRecord{2, 900, 45.5, true, 3.5, 2.75, 15.5, 30.25, 50.5, 1.75e9}};
 }
 
 TEST(MetricsRecordTest, EveryKindRoundTripsThroughJson) {
@@ -50,14 +54,16 @@ TEST(MetricsRecordTest, KeysAreTheOnesTheFileHasAlwaysUsed) {
   const nlohmann::json epoch = to_json(example_epoch());
   for (const char* key :
        {"event", "epoch", "step", "train_loss", "lr", "train_seconds", "target_tokens", "is_best",
-        "validation_seconds", "valid_loss", "valid_ppl", "time"}) {
+        "validation_seconds", "valid_loss", "valid_ppl", "valid_bleu", "valid_chrf", "time"}) {
     EXPECT_TRUE(epoch.contains(key)) << key;
   }
-  EXPECT_EQ(epoch.size(), 12u);
+  EXPECT_EQ(epoch.size(), 14u);
   EpochRecord without_validation = example_epoch();
   without_validation.valid_loss.reset();
   without_validation.valid_ppl.reset();
+  without_validation.valid_bleu.reset();
   EXPECT_FALSE(to_json(without_validation).contains("valid_loss"));
+  EXPECT_FALSE(to_json(without_validation).contains("valid_bleu"));
 }
 
 TEST(MetricsRecordTest, RejectsRecordsItCannotUse) {
@@ -75,6 +81,13 @@ TEST(MetricsRecordTest, RejectsRecordsItCannotUse) {
   nlohmann::json end = to_json(EndRecord{});
   end["best_valid_loss"] = nullptr;  // how runs without validation wrote it
   EXPECT_TRUE(record_from_json(end).has_value());
+  // End records written before best_metric existed lack its three keys.
+  const nlohmann::json older = {
+      {"event", "end"}, {"reason", "finished"}, {"message", "m"},      {"epoch", 2},
+      {"step", 10},     {"train_seconds", 1.5}, {"best_valid_loss", 3}};
+  const std::optional<MetricsRecord> read = record_from_json(older);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_FALSE(std::get<EndRecord>(*read).best_metric.has_value());
 }
 
 TEST(MetricsLogTest, AppendsTimedRecordsThatReadBack) {

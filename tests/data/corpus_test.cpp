@@ -125,6 +125,60 @@ TEST(CorpusTest, GzipCompressedFilesReadLikeTheirContent) {
   }
 }
 
+CorpusFile aligned(const std::string& source, const std::string& target) {
+  CorpusFile file;
+  file.source = source;
+  file.target = target;
+  return file;
+}
+
+TEST(CorpusTest, ReadsAlignedPlainTextFilesLineByLine) {
+  testing::ScratchDir dir;
+  // The target file is compressed; CRLF, a BOM, a blank line pair, a one-sided line and a tab.
+  const std::string source = dir.write("train.en", "\xEF\xBB\xBFHi.\r\n\nGo\tnow!\nAlone.\nBye.");
+  const std::string target = dir.write("train.es.gz", gzip("Hola.\r\n\n¡Vete ya!\n   \nAdiós.\n"));
+  const Corpus corpus = read_corpus(aligned(source, target), TsvFormat::kAuto);
+  ASSERT_EQ(corpus.pairs.size(), 3u);
+  EXPECT_EQ(corpus.pairs[0], (SentencePair{"Hi.", "Hola."}));
+  EXPECT_EQ(corpus.pairs[1], (SentencePair{"Go now!", "¡Vete ya!"}));
+  EXPECT_EQ(corpus.pairs[2], (SentencePair{"Bye.", "Adiós."}));
+  EXPECT_EQ(corpus.report.file, source + " + " + target);
+  EXPECT_EQ(corpus.report.lines, 5u);
+  EXPECT_EQ(corpus.report.blank, 1u);
+  EXPECT_EQ(corpus.report.empty_side, 1u);
+  ASSERT_EQ(corpus.report.first_problems.size(), 1u);
+  EXPECT_EQ(corpus.report.first_problems[0], target + ":4: empty line opposite \"Alone.\"");
+}
+
+TEST(CorpusTest, MisalignedFilesAreAnErrorNamingBothFilesAndCounts) {
+  testing::ScratchDir dir;
+  const std::string source = dir.write("dev.en", "a\nb\nc\n");
+  const std::string target = dir.write("dev.es", "x\ny\n");
+  try {
+    read_corpus(aligned(source, target), TsvFormat::kAuto);
+    FAIL() << "misaligned files were read";
+  } catch (const DataError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              source + ": has 3 lines but " + target +
+                  " has 2: aligned files need one sentence per line on both sides");
+  }
+  try {
+    read_corpus(aligned(source, dir.file("missing.es")), TsvFormat::kAuto);
+    FAIL() << "a missing target file was read";
+  } catch (const DataError& error) {
+    EXPECT_EQ(std::string(error.what()), dir.file("missing.es") + ": no such file");
+  }
+}
+
+TEST(CorpusTest, ReadCorpusReadsTsvFilesByPath) {
+  testing::ScratchDir dir;
+  CorpusFile file;
+  file.path = dir.write("pairs.tsv", "1\tGo.\t2\tVe.\nHi.\tHola.\n");
+  EXPECT_EQ(read_corpus(file, TsvFormat::kAuto).pairs,
+            (std::vector<SentencePair>{{"Go.", "Ve."}, {"Hi.", "Hola."}}));
+  EXPECT_EQ(file.name(), file.path);
+}
+
 // Fuzz-style: random bytes (biased towards tabs, newlines and UTF-8 lead bytes) never crash the
 // reader, every pair it returns is valid UTF-8 with both sides non-empty, and the counts add up.
 TEST(CorpusTest, RandomBytesNeverCrashAndCountsAddUp) {

@@ -49,6 +49,101 @@ TEST(MakeSplitsTest, NormalizeModeKeepsCaseButCountsNotebookWords) {
   EXPECT_EQ(splits.train[0], (SentencePair{"Hi there.", "¡Hola!"}));
 }
 
+CorpusFile named(const std::string& path) {
+  CorpusFile file;
+  file.path = path;
+  return file;
+}
+
+TEST(MakeSplitsTest, NamedDevAndTestSetsReplaceTheFractionsAndAreNotFiltered) {
+  CorpusOptions options;
+  options.max_words = 3;
+  options.valid = {named("dev.tsv")};
+  options.test = {named("test.tsv")};
+  CorpusSet corpora;
+  corpora.train = {{{"Hi.", "Hola."}, {"Run!", "¡Corre!"}, {"Go.", "Ve."}, {"I see.", "Ya veo."}}};
+  corpora.valid = {{"We will see it tomorrow.", "Lo veremos mañana."}, {"   ", "vacío"}};
+  corpora.test = {{"Go.", "Vete."}};
+  const Splits splits = make_splits(corpora, options, text::CleanMode::kNotebook);
+  // The fractions are ignored: every kept training pair trains, except the one whose source the
+  // test set holds; the dev sentence longer than max_words stays, the empty one goes.
+  EXPECT_EQ(splits.train, (std::vector<SentencePair>{
+                              {"hi", "hola"}, {"run !", "¡ corre !"}, {"i see", "ya veo"}}));
+  EXPECT_EQ(splits.valid,
+            (std::vector<SentencePair>{{"we will see it tomorrow", "lo veremos mañana"}}));
+  EXPECT_EQ(splits.test, (std::vector<SentencePair>{{"go", "vete"}}));
+  EXPECT_EQ(splits.report.held_out_source, 1u);
+  EXPECT_EQ(splits.report.held_out_empty, 1u);
+  EXPECT_EQ(splits.report.input, 4u);
+}
+
+TEST(MakeSplitsTest, ANamedTestSetKeepsTheRandomValidationSplit) {
+  CorpusOptions options;
+  options.valid_fraction = 0.1;
+  options.test = {named("test.tsv")};
+  CorpusSet corpora{{numbered_pairs(1000)}, {}, {{"Something else.", "Otra cosa."}}};
+  const Splits splits = make_splits(corpora, options, text::CleanMode::kNotebook);
+  EXPECT_EQ(splits.valid.size(), 100u);
+  EXPECT_EQ(splits.train.size(), 900u);
+  EXPECT_EQ(splits.test.size(), 1u);
+}
+
+TEST(MakeSplitsTest, DropsIdenticalSidesWhenAsked) {
+  CorpusOptions options;
+  options.valid_fraction = 0.0;
+  options.test_fraction = 0.0;
+  const std::vector<SentencePair> raw = {{"OK.", "OK."}, {"Tom.", "Tom."}, {"Yes.", "Sí."}};
+  EXPECT_EQ(make_splits(raw, options, text::CleanMode::kNormalize).train.size(), 3u);
+  options.drop_identical = true;
+  const Splits splits = make_splits(raw, options, text::CleanMode::kNormalize);
+  EXPECT_EQ(splits.train, (std::vector<SentencePair>{{"Yes.", "Sí."}}));
+  EXPECT_EQ(splits.report.identical, 2u);
+}
+
+TEST(FilterByLengthTest, DropsTrainingPairsTooLongOrTooUnbalancedInTokens) {
+  CorpusOptions options;
+  options.max_length = 4;
+  options.max_length_ratio = 2.0;
+  Splits splits;
+  splits.train = {{"a b", "c d e"}, {"a b c d e", "f"}, {"a", "b c d"}, {"a b", "c d e f"}};
+  splits.train_corpus = {0, 1, 2, 3};
+  splits.valid = {{"a b c d e f g", "h"}};
+  const auto word_counts = [](const SentencePair& pair) {
+    return std::pair{text::count_words(pair.source), text::count_words(pair.target)};
+  };
+  filter_by_length(splits, options, word_counts);
+  EXPECT_EQ(splits.train, (std::vector<SentencePair>{{"a b", "c d e"}, {"a b", "c d e f"}}));
+  EXPECT_EQ(splits.train_corpus, (std::vector<std::size_t>{0, 3}));
+  EXPECT_EQ(splits.report.too_many_tokens, 1u);
+  EXPECT_EQ(splits.report.length_ratio, 1u);
+  EXPECT_EQ(splits.valid.size(), 1u) << "dev pairs are never length-filtered";
+}
+
+TEST(ApplyWeightsTest, RepeatsAndSamplesEachCorpusByItsWeight) {
+  CorpusOptions options;
+  options.valid_fraction = 0.0;
+  options.test_fraction = 0.0;
+  options.train = {named("small.tsv"), named("big.tsv")};
+  options.train[0].weight = 3.0;
+  options.train[1].weight = 0.5;
+  CorpusSet distinct{{numbered_pairs(10), numbered_pairs(2000)}, {}, {}};
+  for (SentencePair& pair : distinct.train[1]) pair.source = "Big " + pair.source;
+  Splits splits = make_splits(distinct, options, text::CleanMode::kNotebook);
+  ASSERT_EQ(splits.train.size(), 2010u);
+  apply_weights(splits, options);
+  std::size_t small = 0;
+  std::size_t big = 0;
+  for (std::size_t i = 0; i < splits.train.size(); ++i) {
+    (splits.train_corpus[i] == 0 ? small : big) += 1;
+  }
+  EXPECT_EQ(small, 30u);
+  EXPECT_NEAR(static_cast<double>(big), 1000.0, 70.0);  // a seeded half, about 3 sigma
+  EXPECT_EQ(splits.train[0], splits.train[1]) << "copies follow their pair";
+  Splits again = make_splits(distinct, options, text::CleanMode::kNotebook);
+  apply_weights(again, options);
+  EXPECT_EQ(again.train, splits.train) << "the sample is deterministic";
+}
+
 TEST(MakeSplitsTest, IsDeterministicAndHasRequestedSizes) {
   CorpusOptions options;
   options.valid_fraction = 0.1;
@@ -126,12 +221,12 @@ TEST(CorpusOptionsTest, ValidateNamesTheField) {
   options.test_fraction = 0.5;
   EXPECT_THROW(options.validate(), ConfigError);
   options = CorpusOptions{};
-  options.max_words = 0;
+  options.max_words = -1;
   try {
     options.validate();
     FAIL();
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "max_words: expected a positive integer, got 0");
+    EXPECT_STREQ(error.what(), "max_words: expected a non-negative integer, got -1");
   }
 }
 

@@ -33,7 +33,7 @@ struct CheckpointModel {
     progress.batch = 2;
     progress.step = 3;
     progress.target_tokens = 40;
-    progress.best_valid_loss = 2.5;
+    progress.best_score = 2.5;
     progress.train_seconds = 0.25;
     train::save_checkpoint(path, model, &adam, progress, R"({"model": {"d_model": 4}})");
   }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "nmt/error.h"
@@ -37,7 +38,8 @@ TEST(CheckpointTest, RoundTripIsBitIdentical) {
   progress.epoch = 3;
   progress.batch = 7;
   progress.step = 42;
-  progress.best_valid_loss = 1.25;
+  progress.best_score = 1.25;
+  progress.best_step = 7;
   save_checkpoint(dir.file("c.pt"), saved, &adam, progress, R"({"x": 1})");
 
   std::vector<at::Tensor> loaded_parameters = loaded->parameters();
@@ -48,7 +50,8 @@ TEST(CheckpointTest, RoundTripIsBitIdentical) {
   EXPECT_EQ(restored.epoch, 3);
   EXPECT_EQ(restored.batch, 7);
   EXPECT_EQ(restored.step, 42);
-  EXPECT_DOUBLE_EQ(restored.best_valid_loss, 1.25);
+  EXPECT_DOUBLE_EQ(restored.best_score, 1.25);
+  EXPECT_EQ(restored.best_step, 7);
   EXPECT_EQ(loaded_adam.steps(), 1);
   EXPECT_TRUE(torch::equal(loaded_adam.second_moments()[0], adam.second_moments()[0]));
   EXPECT_EQ(checkpoint_config(dir.file("c.pt")), R"({"x": 1})");
@@ -144,14 +147,21 @@ TEST(CheckpointTest, ADamagedArchiveIsACheckpointError) {
 }
 
 // Rewrites the checkpoint at path with the entry key replaced by value.
-void replace_entry(const std::string& path, const std::string& key, const c10::IValue& value) {
+void replace_entry(const std::string& path,
+                   const std::string& key,
+                   const c10::IValue& value,
+                   const std::map<std::string, std::string>& renames = {}) {
   torch::serialize::InputArchive in;
   in.load_from(path);
   torch::serialize::OutputArchive out;
-  for (const std::string& name : in.keys()) {
+  for (std::string name : in.keys()) {
     c10::IValue entry;
     in.read(name, entry);
     if (name == key) entry = value;
+    if (const auto rename = renames.find(name); rename != renames.end()) {
+      if (rename->second.empty()) continue;
+      name = rename->second;
+    }
     if (entry.isTensor()) {
       out.write(name, entry.toTensor());
     } else {
@@ -161,6 +171,28 @@ void replace_entry(const std::string& path, const std::string& key, const c10::I
   out.save_to(path);
 }
 
+// Checkpoints saved before best_metric existed named two progress entries after the loss and had
+// no best_step: they resume with the same meaning.
+TEST(CheckpointTest, CheckpointsFromBeforeBestMetricStillLoad) {
+  testing::ScratchDir dir;
+  auto model = testing::tiny_model();
+  TrainingProgress progress;
+  progress.best_score = 3.5;
+  progress.best_step = 40;
+  progress.validations_without_improvement = 2;
+  save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
+  replace_entry(
+      dir.file("c.pt"), "", {},
+      {{"progress/best_score", "progress/best_valid_loss"},
+       {"progress/validations_without_improvement", "progress/epochs_without_improvement"},
+       {"progress/best_step", ""}});
+  const TrainingProgress restored =
+      load_checkpoint(dir.file("c.pt"), model, nullptr, torch::kCPU, /*restore_rng=*/false);
+  EXPECT_DOUBLE_EQ(restored.best_score, 3.5);
+  EXPECT_EQ(restored.validations_without_improvement, 2);
+  EXPECT_EQ(restored.best_step, 0);
+}
+
 // Found by tests/fuzz/checkpoint_entries_fuzz.cpp: an entry of the wrong size or with a value its
 // type cannot hold made LibTorch throw c10::Error or std::runtime_error out of load_checkpoint.
 TEST(CheckpointTest, UnusableEntriesAreCheckpointErrorsNamingThem) {
@@ -168,7 +200,7 @@ TEST(CheckpointTest, UnusableEntriesAreCheckpointErrorsNamingThem) {
       {"format", torch::tensor({1, 1, 1})},
       {"progress/epoch", torch::tensor(std::numeric_limits<double>::quiet_NaN(), torch::kDouble)},
       {"progress/step", torch::tensor(1e300, torch::kDouble)},
-      {"progress/best_valid_loss", torch::empty({0})},
+      {"progress/best_score", torch::empty({0})},
       {"optimizer/steps", torch::ones({2, 2})},
       {"rng/cpu", torch::zeros({3}, torch::kByte)},
   };

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "nmt/error.h"
 #include "nmt/io.h"
 #include "test_utils.h"
 #include "torch_test_utils.h"
@@ -239,7 +240,99 @@ TEST(TrainerTest, EarlyStoppingEndsTrainingWhenValidationStopsImproving) {
   const TrainResult result = run.trainer->run(never);
   EXPECT_EQ(result.reason, StopReason::kEarlyStopped);
   EXPECT_LT(result.progress.epoch, 20);
-  EXPECT_EQ(result.progress.epochs_without_improvement, 2);
+  EXPECT_EQ(result.progress.validations_without_improvement, 2);
+}
+
+// A scorer that hands out the given BLEU scores in turn (chrF = BLEU + 20).
+std::function<TranslationScores(model::Transformer&)> scripted_bleu(std::vector<double> scores,
+                                                                    std::size_t& calls) {
+  return [scores = std::move(scores), &calls](model::Transformer&) {
+    const double bleu = scores.at(calls++);
+    return TranslationScores{bleu, bleu + 20.0, 16};
+  };
+}
+
+std::vector<nlohmann::json> records_of(const std::string& metrics, const std::string& event) {
+  std::vector<nlohmann::json> found;
+  for (const std::string& line : read_lines(metrics)) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record["event"] == event) found.push_back(record);
+  }
+  return found;
+}
+
+TEST(TrainerTest, ValidatesEveryNStepsAndKeepsBestPtByBleu) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();  // 8 batches per epoch, 2 epochs
+  options.valid_every = 3;
+  options.best_metric = BestMetric::kBleu;
+  std::size_t calls = 0;
+  torch::manual_seed(17);
+  model::Transformer model(testing::tiny_options(), 12, 12);
+  TrainerSetup setup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr};
+  setup.score_translations = scripted_bleu({10, 30, 20, 25, 5}, calls);
+  Trainer trainer(model, setup, copy_pairs(64, 1), copy_pairs(16, 2));
+  const TrainResult result = trainer.run(never);
+  ASSERT_EQ(result.reason, StopReason::kFinished);
+  EXPECT_EQ(calls, 5u) << "steps 3, 6, 9, 12 and 15";
+  const auto valid = records_of(dir.file("metrics.jsonl"), "valid");
+  ASSERT_EQ(valid.size(), 5u);
+  const std::vector<bool> best = {true, true, false, false, false};
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    EXPECT_EQ(valid[i]["step"], 3 * (i + 1));
+    EXPECT_EQ(valid[i]["is_best"], best[i]) << i;
+    EXPECT_TRUE(valid[i].contains("valid_loss"));
+    EXPECT_EQ(valid[i]["valid_chrf"], valid[i]["valid_bleu"].get<double>() + 20.0);
+  }
+  EXPECT_EQ(valid[1]["valid_bleu"], 30.0);
+  for (const auto& epoch : records_of(dir.file("metrics.jsonl"), "epoch")) {
+    EXPECT_FALSE(epoch.contains("valid_loss")) << "validation happens every 3 steps instead";
+  }
+  const auto end = records_of(dir.file("metrics.jsonl"), "end");
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0]["best_metric"], "bleu");
+  EXPECT_EQ(end[0]["best_score"], 30.0);
+  EXPECT_EQ(end[0]["best_step"], 6);
+  EXPECT_FALSE(end[0].contains("best_valid_loss"));
+  const TrainingProgress best_pt =
+      load_checkpoint(dir.file("best.pt"), model, nullptr, torch::kCPU, /*restore_rng=*/false);
+  EXPECT_EQ(best_pt.step, 6) << "best.pt holds the weights of step 6";
+  EXPECT_EQ(result.progress.best_step, 6);
+}
+
+TEST(TrainerTest, EarlyStoppingCountsValidationsOfTheChosenMetric) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.epochs = 20;
+  options.valid_every = 2;
+  options.best_metric = BestMetric::kChrf;
+  options.early_stopping = 2;
+  std::size_t calls = 0;
+  torch::manual_seed(17);
+  model::Transformer model(testing::tiny_options(), 12, 12);
+  TrainerSetup setup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr};
+  setup.score_translations = scripted_bleu({10, 12, 11, 12}, calls);
+  Trainer trainer(model, setup, copy_pairs(64, 1), copy_pairs(16, 2));
+  const TrainResult result = trainer.run(never);
+  EXPECT_EQ(result.reason, StopReason::kEarlyStopped);
+  EXPECT_EQ(result.message, "no better validation chrF for 2 validations: stopped early")
+      << "12 does not beat 12";
+  EXPECT_EQ(result.progress.step, 8);
+  EXPECT_EQ(result.progress.best_step, 4);
+  EXPECT_DOUBLE_EQ(result.progress.best_score, 32.0);
+}
+
+TEST(TrainerTest, BestMetricBleuWithoutAScorerIsAConfigError) {
+  TrainOptions options = small_options();
+  options.best_metric = BestMetric::kBleu;
+  testing::ScratchDir dir;
+  model::Transformer model(testing::tiny_options(), 12, 12);
+  EXPECT_THROW(
+      Trainer(model, TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+              copy_pairs(8, 1), copy_pairs(4, 2)),
+      ConfigError);
 }
 
 }  // namespace

@@ -68,7 +68,8 @@ TEST(ReportPageBrowserTest, ShowsTheCharts) {
                  "report");
 
   const std::string dom = rendered_dom(scratch, page, "report");
-  EXPECT_EQ(count(dom, "<svg"), 2u) << "loss against steps and against time";
+  EXPECT_EQ(count(dom, "<svg"), 3u) << "loss against steps and against time, BLEU and chrF";
+  EXPECT_NE(dom.find("BLEU and chrF against steps"), std::string::npos);
   EXPECT_NE(dom.find("Loss against steps"), std::string::npos);
   EXPECT_NE(dom.find("inverse_sqrt"), std::string::npos);
 }

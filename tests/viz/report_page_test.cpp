@@ -22,7 +22,11 @@ TEST(ReportHtmlTest, HasChartsAndTheConfigValues) {
   EXPECT_TRUE(contains(page, "<svg"));
   EXPECT_TRUE(contains(page, "Loss against steps"));
   EXPECT_TRUE(contains(page, "Loss against training time"));
-  EXPECT_FALSE(contains(page, "BLEU against steps")) << "one BLEU point is no curve";
+  EXPECT_TRUE(contains(page, "BLEU and chrF against steps"));
+  EXPECT_TRUE(contains(page, "valid BLEU</text>")) << "the validation BLEU of both epochs";
+  EXPECT_TRUE(contains(page, "valid chrF</text>"));
+  EXPECT_FALSE(contains(page, ">BLEU</text>")) << "one evaluation is no curve";
+  EXPECT_TRUE(contains(page, "best.pt step (valid loss 2.4)"));
   EXPECT_TRUE(contains(page, "<polyline"));
   for (const char* value :
        {"data/en&amp;es.tsv", "256", "inverse_sqrt", "0.0005", "pre", "d_model", "max_words"}) {
@@ -61,8 +65,7 @@ TEST(ReportHtmlTest, ListsEveryEvaluationAndSummarisesTheLatest) {
       << "the latest BLEU is in the summary";
   EXPECT_EQ(page.rfind("21.5", summary_end), std::string::npos) << "an earlier BLEU is not";
   EXPECT_FALSE(contains(page, "1.795e+09")) << "a record's timestamp is no score";
-  EXPECT_FALSE(contains(page, "BLEU against steps"))
-      << "evaluations of the final model are no curve";
+  EXPECT_FALSE(contains(page, ">BLEU</text>")) << "evaluations of the final model are no curve";
 }
 
 TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
@@ -70,7 +73,31 @@ TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
   input.records.push_back(nmt::testing::train_record(300, 1.6, 270.0));
   input.records.push_back(nmt::testing::eval_record("test split of runs/example", 23.0, 45.0));
   const std::string page = render_report_html(input);
-  EXPECT_TRUE(contains(page, "BLEU against steps"));
+  EXPECT_TRUE(contains(page, ">BLEU</text>"));
+}
+
+TEST(ReportHtmlTest, DrawsValidationsBetweenEpochsAndWhereBestPtCameFrom) {
+  ReportInput input = example_input();
+  input.records.clear();
+  for (int64_t step = 25; step <= 100; step += 25) {
+    input.records.push_back(nmt::testing::train_record(step, 5.0 - step / 50.0, step * 0.5));
+    ValidRecord valid;
+    valid.epoch = 1;
+    valid.step = step;
+    valid.train_seconds = step * 0.5;
+    valid.valid_loss = 4.0 - step / 100.0;
+    valid.valid_ppl = std::exp(valid.valid_loss);
+    valid.valid_bleu = step == 75 ? 20.5 : step / 5.0;
+    input.records.push_back(valid);
+  }
+  input.records.push_back(
+      EndRecord{"finished", "trained 1 epoch", 1, 100, 50.0, std::nullopt, "bleu", 20.5, 75, 0});
+  const std::string page = render_report_html(input);
+  EXPECT_TRUE(contains(page, "valid loss</text>")) << "the loss of the validations";
+  EXPECT_TRUE(contains(page, "valid BLEU</text>"));
+  EXPECT_FALSE(contains(page, "valid chrF</text>")) << "no chrF was recorded";
+  EXPECT_TRUE(contains(page, "best.pt step (valid BLEU 20.5)"));
+  EXPECT_TRUE(contains(page, ">75<")) << "the step best.pt came from";
 }
 
 TEST(ReportHtmlTest, LoadsNothingFromOutside) {

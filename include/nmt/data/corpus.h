@@ -1,12 +1,17 @@
-// Reading sentence pairs from tab-separated files.
+// Reading sentence pairs: from tab-separated files, or from a pair of aligned plain-text files
+// (train.en / train.es, one sentence per line: the convention of Marian, fairseq, OpenNMT,
+// Sockeye).
 //
 // Two layouts are understood (DESIGN.md): the Tatoeba export `id<TAB>english<TAB>id<TAB>spanish`
 // and the manythings/Anki layout `english<TAB>spanish[<TAB>attribution]`. With kAuto each line is
 // read by its column count (4: Tatoeba, 2 or 3: Anki). CRLF line ends, a UTF-8 byte order mark and
 // blank lines are accepted. A line with another column count, invalid UTF-8 or an empty side is
 // skipped and counted; the first few are kept as "file:line: reason" in the report.
-// Torch-free; read_tsv never throws on content; read_tsv_file throws DataError for a missing file,
-// an empty file or a file without a usable pair; never logs.
+// Aligned files are read line by line in step; a line pair with one blank side is skipped and
+// counted like an empty TSV side, and files of different line counts are an error naming both.
+// Any file may be gzip-compressed (recognised by its first bytes).
+// Torch-free; read_tsv never throws on content; the file readers throw DataError for a missing
+// file, an empty file, misaligned files or no usable pair; never logs.
 #pragma once
 
 #include <cstddef>
@@ -53,5 +58,34 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format);
 
 // Reads a file; throws DataError when it is missing, empty or has no usable pair.
 Corpus read_tsv_file(const std::string& path, TsvFormat format);
+
+// Reads aligned source and target lines (already split, without line ends); the names stand for
+// the files in the report and in the error. Throws DataError when the line counts differ.
+Corpus read_aligned_lines(const std::vector<std::string>& source_lines,
+                          const std::vector<std::string>& target_lines,
+                          const std::string& source_name,
+                          const std::string& target_name);
+
+// One corpus of data.train, data.valid or data.test: a TSV file (path), or a pair of aligned
+// plain-text files (source and target).
+struct CorpusFile {
+  std::string path;
+  std::string source;
+  std::string target;
+  // data.train only: how often its pairs are used per epoch; 2 repeats each pair, 0.5 keeps a
+  // seeded half of them (up- and down-sampling corpora against each other).
+  double weight = 1.0;
+
+  bool is_aligned_pair() const { return path.empty(); }
+  // "path", or "source + target".
+  std::string name() const;
+  bool operator==(const CorpusFile& other) const {
+    return path == other.path && source == other.source && target == other.target &&
+           weight == other.weight;
+  }
+};
+
+// Reads one corpus (either form); throws DataError like read_tsv_file.
+Corpus read_corpus(const CorpusFile& file, TsvFormat format);
 
 }  // namespace nmt::data

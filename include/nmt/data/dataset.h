@@ -1,15 +1,22 @@
 // From raw pairs to the cleaned train/valid/test splits a run trains and is scored on.
 //
-// Each side is cleaned (text/clean.h); pairs with an empty side after cleaning or with more than
-// max_words words on either side are dropped (words are counted on the notebook-cleaned text in
-// every clean mode, so word and subword runs select the same pairs); optional exact-duplicate
-// removal; then a deterministic split. With group_by_source, every pair whose source sentence
-// matches another's after notebook cleaning lands in the same split, so no test source is seen in
-// training. Groups are ordered by a hash of (seed, key), so a sentence's split does not depend on
-// the platform. Torch-free; throws ConfigError for invalid options; never logs.
+// Training corpora: each side is cleaned (text/clean.h); pairs with an empty side after cleaning,
+// with more than max_words words on a side (words are counted on the notebook-cleaned text in
+// every clean mode, so word and subword runs select the same pairs), with identical sides
+// (drop_identical) or repeated exactly (dedupe) are dropped and counted. Without named dev/test
+// sets the kept pairs are split deterministically: with group_by_source, every pair whose source
+// sentence matches another's after notebook cleaning lands in the same split, so no test source is
+// seen in training; groups are ordered by a hash of (seed, key), so a sentence's split does not
+// depend on the platform. Named dev/test files replace the random fractions; they are cleaned but
+// never length-filtered (they are scored whole), and with group_by_source training pairs whose
+// source is one of theirs are dropped. Corpus weights apply last, to the training split only.
+// Length limits in tokens (max_length, max_length_ratio) need the tokenizers and are applied by
+// filter_by_length once those exist.
+// Torch-free; throws ConfigError for invalid options; never logs.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,44 +27,83 @@ namespace nmt::data {
 
 // The "data" section of the configuration.
 struct CorpusOptions {
-  std::string path = "data/sample/en-es.tsv";  // TSV file of sentence pairs
-  TsvFormat format = TsvFormat::kAuto;         // tatoeba (4 columns), anki (2-3) or auto
-  int64_t max_words = 15;                      // drop pairs longer than this on either side
-  double valid_fraction = 0.1;                 // share of pairs held out for validation
-  double test_fraction = 0.05;                 // share of pairs held out for the test score
-  uint64_t seed = 23;                          // split seed
-  bool group_by_source = true;                 // keep pairs sharing a source sentence in one split
-  bool dedupe = false;                         // drop exact duplicate pairs (after cleaning)
-  bool reverse = false;     // swap the sides: translate the file's second column into its first
-  std::string source_lang;  // optional language codes ("en", "es"), recorded with the run
+  std::string path = "data/sample/en-es.tsv";  // one TSV corpus (when `train` is empty)
+  std::vector<CorpusFile> train;        // training corpora, each TSV or aligned files, with weights
+  std::vector<CorpusFile> valid;        // a named dev set: replaces valid_fraction
+  std::vector<CorpusFile> test;         // a named test set: replaces test_fraction
+  TsvFormat format = TsvFormat::kAuto;  // tatoeba (4 columns), anki (2-3) or auto
+  int64_t max_words = 0;        // drop pairs with more words on a side; 0 = no limit (notebook: 15)
+  int64_t max_length = 256;     // drop training pairs with more tokens on a side; 0 = no limit
+  double max_length_ratio = 0;  // drop training pairs whose longer side has more than this many
+                                // times the tokens of the shorter; 0 = no limit
+  double valid_fraction = 0.1;  // share of pairs held out for validation (no named dev set)
+  double test_fraction = 0.05;  // share of pairs held out for the test score (no named test set)
+  uint64_t seed = 23;           // split and weight-sampling seed
+  bool group_by_source = true;  // keep pairs sharing a source sentence in one split
+  bool dedupe = false;          // drop exact duplicate pairs (after cleaning)
+  bool drop_identical = false;  // drop pairs whose two sides are the same text (after cleaning)
+  bool reverse = false;         // swap the sides: translate the file's second column into its first
+  std::string source_lang;      // optional language codes ("en", "es"), recorded with the run
   std::string target_lang;
 
+  // `train`, or the one corpus `path` names.
+  std::vector<CorpusFile> training_corpora() const;
   // Throws ConfigError naming the field.
   void validate() const;
 };
 
 struct FilterReport {
-  std::size_t input = 0;       // pairs read
-  std::size_t empty = 0;       // dropped: a side is empty after cleaning
-  std::size_t too_long = 0;    // dropped: more than max_words on a side
-  std::size_t duplicates = 0;  // dropped by dedupe
-  std::size_t kept = 0;        // pairs in the three splits together
+  std::size_t input = 0;            // training pairs read
+  std::size_t empty = 0;            // dropped: a side is empty after cleaning
+  std::size_t too_long = 0;         // dropped: more than max_words on a side
+  std::size_t identical = 0;        // dropped by drop_identical
+  std::size_t duplicates = 0;       // dropped by dedupe
+  std::size_t held_out_source = 0;  // dropped: source sentence of the named dev or test set
+  std::size_t too_many_tokens = 0;  // dropped by filter_by_length: more than max_length tokens
+  std::size_t length_ratio = 0;     // dropped by filter_by_length: beyond max_length_ratio
+  std::size_t kept = 0;             // training-corpus pairs in the three splits together
+  std::size_t held_out_empty = 0;   // named dev/test pairs dropped: a side empty after cleaning
 };
 
 struct Splits {
   std::vector<SentencePair> train;
   std::vector<SentencePair> valid;
   std::vector<SentencePair> test;
+  // For each train pair, the index of the training corpus it came from (for the weights).
+  std::vector<std::size_t> train_corpus;
   FilterReport report;
+};
+
+// The corpora as read: one list of pairs per training corpus, and the named dev/test sets (all
+// their files together; empty when the configuration names none).
+struct CorpusSet {
+  std::vector<std::vector<SentencePair>> train;
+  std::vector<SentencePair> valid;
+  std::vector<SentencePair> test;
 };
 
 // Swaps source and target of every pair (data.reverse: the same file trains the other direction).
 void reverse_pairs(std::vector<SentencePair>& pairs);
 
-// Cleans, filters and splits raw pairs. Pairs keep their input order inside each split.
+// Cleans, filters and splits raw pairs of one corpus. Pairs keep their input order inside each
+// split.
 Splits make_splits(const std::vector<SentencePair>& raw,
                    const CorpusOptions& options,
                    text::CleanMode clean_mode);
+// The same for several training corpora and the named dev/test sets of options.valid/test.
+Splits make_splits(const CorpusSet& corpora,
+                   const CorpusOptions& options,
+                   text::CleanMode clean_mode);
+
+// Token counts of a pair's two sides, as the run's tokenizers cut them.
+using PairLengths = std::function<std::pair<std::size_t, std::size_t>(const SentencePair&)>;
+
+// Drops training pairs beyond max_length or max_length_ratio, counting them in splits.report.
+void filter_by_length(Splits& splits, const CorpusOptions& options, const PairLengths& lengths);
+
+// Repeats (weight >= 1) or samples (the fraction, seeded) each training pair by the weight of its
+// corpus in options.training_corpora(). Copies of a pair follow it.
+void apply_weights(Splits& splits, const CorpusOptions& options);
 
 // Writes pairs as "source<TAB>target" lines, atomically.
 void write_pairs(const std::string& path, const std::vector<SentencePair>& pairs);

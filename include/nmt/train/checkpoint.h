@@ -22,8 +22,11 @@ struct TrainingProgress {
   int64_t batch = 0;          // next batch of that epoch's plan
   int64_t step = 0;           // optimiser updates so far
   int64_t target_tokens = 0;  // real target tokens trained on so far
-  double best_valid_loss = std::numeric_limits<double>::infinity();
-  int64_t epochs_without_improvement = 0;
+  // best.pt's value of train.best_metric (validation loss, BLEU or chrF); NaN before the first
+  // validation.
+  double best_score = std::numeric_limits<double>::quiet_NaN();
+  int64_t best_step = 0;  // the step best.pt was saved at
+  int64_t validations_without_improvement = 0;
   double train_seconds = 0.0;  // wall time spent training so far
 };
 

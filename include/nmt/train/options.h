@@ -31,6 +31,13 @@ bool uses_bf16(Precision precision, bool is_cuda);
 // NCCL between CUDA ranks; auto picks by device.
 enum class Backend { kAuto, kGloo, kNccl };
 
+// What chooses best.pt and drives early stopping: the validation loss (lower is better), or the
+// BLEU or chrF of the validation translations (higher is better).
+enum class BestMetric { kLoss, kBleu, kChrf };
+
+// "loss", "bleu" or "chrf".
+const char* best_metric_name(BestMetric metric);
+
 struct DistributedOptions {
   Backend backend = Backend::kAuto;
   // Seconds a rank waits for the others in a collective before it gives up: a dead or hung rank
@@ -51,14 +58,14 @@ struct TrainOptions {
   int64_t warmup = 4000;          // steps of linear warmup for inverse_sqrt
   double label_smoothing = 0.05;  // epsilon of label-smoothed cross-entropy; 0 disables
   double clip_norm = 0.0;         // clip the global gradient norm to this; 0 disables
-  int64_t early_stopping =
-      0;               // stop after this many epochs without a better valid loss; 0 disables
-  uint64_t seed = 23;  // initialisation, dropout and batch order
-  std::string device = "auto";  // "cpu", "cuda", "cuda:N" or "auto" (CUDA when present)
-  int64_t threads = 0;          // CPU threads; 0 = all cores
-  int64_t log_every = 50;       // steps between progress records
-  int64_t save_every = 0;       // steps between mid-epoch checkpoints; 0 = end of each epoch only
-  int64_t average_last = 0;     // also write averaged.pt, the mean of the last N epoch checkpoints
+  int64_t early_stopping = 0;     // stop after this many validations without a better best_metric;
+                                  // 0 disables
+  uint64_t seed = 23;             // initialisation, dropout and batch order
+  std::string device = "auto";    // "cpu", "cuda", "cuda:N" or "auto" (CUDA when present)
+  int64_t threads = 0;            // CPU threads; 0 = all cores
+  int64_t log_every = 50;         // steps between progress records
+  int64_t save_every = 0;         // steps between mid-epoch checkpoints; 0 = end of each epoch only
+  int64_t average_last = 0;  // also write averaged.pt, the mean of the last N epoch checkpoints
   Precision precision = Precision::kAuto;  // auto, fp32 or bf16 autocast (see Precision)
   double adam_beta1 = 0.9;                 // Adam's first-moment decay
   double adam_beta2 = 0.999;               // Adam's second-moment decay
@@ -68,6 +75,15 @@ struct TrainOptions {
   // --update-freq, Marian's --optimizer-delay). With R ranks an update covers R x update_freq
   // batches of the epoch's plan.
   int64_t update_freq = 1;
+  // Steps between validations (and checkpoints with them); 0 = at the end of each epoch.
+  int64_t valid_every = 0;
+  BestMetric best_metric = BestMetric::kLoss;
+  // Validation also translates up to this many validation sentences and scores them (BLEU and
+  // chrF, logged and charted); 0 = loss only. Needed by best_metric bleu or chrf.
+  int64_t valid_bleu_sentences = 500;
+  // Validation translations: 1 = greedy (fast), more = beam search of that width with
+  // decode.length_penalty.
+  int64_t valid_beam_size = 1;
   DistributedOptions distributed;
   // A trained run to fine-tune: a fresh run starts from its weights (best checkpoint) and reuses
   // its vocabularies and model settings, with a new optimiser and schedule. Empty: from scratch.

@@ -1,6 +1,7 @@
 // The training loop: epochs over length-planned batches, label-smoothed cross-entropy, Adam with a
-// learning-rate schedule and optional gradient clipping, validation loss after every epoch,
-// checkpoint.pt (latest, full state) and best.pt (best validation loss) written atomically,
+// learning-rate schedule and optional gradient clipping, validation after every epoch or every
+// valid_every steps (loss, and BLEU/chrF of translations when the run layer gives a scorer),
+// checkpoint.pt (latest, full state) and best.pt (best of train.best_metric) written atomically,
 // early stopping, exact resume, Ctrl-C handling through a stop flag, and a stop with a clear
 // message when the loss stops being finite (the last good checkpoint is kept).
 //
@@ -12,6 +13,7 @@
 #include <c10/core/Device.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +41,10 @@ struct TrainerSetup {
   // The job's other ranks (data-parallel training), or null for a single process. Rank 0 alone
   // validates and writes checkpoints and metrics; every rank trains its share of each update.
   std::shared_ptr<Communicator> communicator;
+  // Translates the validation sources with the model and scores them. Decoding and BLEU live
+  // above the trainer (run/), which sets this when train.valid_bleu_sentences > 0; unset,
+  // validation measures the loss only.
+  std::function<TranslationScores(model::Transformer&)> score_translations;
 };
 
 enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged };
@@ -118,10 +124,20 @@ class Trainer {
   std::vector<int64_t> rank_batches(int64_t first, int64_t batches) const;
   // Trains the rest of the current epoch.
   EpochOutcome run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session);
-  // Validates, saves the epoch's checkpoints and logs; a stop when the loss diverged or early
-  // stopping triggers.
+  // Ends the epoch on every rank: rank 0 validates (unless valid_every is set), saves and logs;
+  // a stop when the loss diverged or early stopping triggers.
   std::optional<TrainStop> finish_epoch(TrainingSession& session, double train_loss);
-  std::optional<TrainStop> validate_and_save_epoch(MetricsLog& metrics, double train_loss);
+  std::optional<TrainStop> save_epoch(MetricsLog& metrics, double train_loss);
+  // A validation every valid_every steps, on every rank (rank 0 validates, the others wait).
+  std::optional<TrainStop> validate_between_epochs(TrainingSession& session);
+  struct Validation;
+  // Validates and keeps best.pt: saves it when train.best_metric improved, counts validations
+  // without improvement otherwise.
+  Validation validate_and_keep_best();
+  // Early stopping's verdict after a validation.
+  std::optional<TrainStop> check_patience() const;
+  // Rank 0's stop (or none) reaches every rank.
+  std::optional<TrainStop> share_verdict(std::optional<TrainStop> stop);
   // Fails when the ranks' parameters are no longer identical bit for bit.
   void check_ranks_agree(const char* when);
   void write_average(MetricsLog& metrics);
