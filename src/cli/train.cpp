@@ -14,7 +14,8 @@ Command add_train(CLI::App& app) {
   auto* command = app.add_subcommand(
       "train",
       "Prepare the data and train a Transformer; writes a run directory with the splits, the\n"
-      "vocabularies, checkpoint.pt (latest), best.pt (best validation loss) and metrics.jsonl.\n"
+      "vocabularies, checkpoint.pt (latest), best.pt (best validation loss, BLEU or chrF:\n"
+      "train.best_metric) and metrics.jsonl.\n"
       "Ctrl-C saves a checkpoint and stops; --resume continues exactly where it stopped.");
   auto request = std::make_shared<run::TrainRequest>();
   auto flags = std::make_shared<ConfigFlags>(*command);
@@ -49,6 +50,11 @@ Command add_train(CLI::App& app) {
                           "Arithmetic: auto (bf16 on CPUs with AVX512-BF16), fp32 or bf16");
   flags->add<std::string>("--data", "data.path",
                           "Sentence-pair TSV file (replaces the corpora of data.train)");
+  flags->add<int64_t>("--valid-every", "train.valid_every",
+                      "Validate (and save) every N steps, 0 = at the end of each epoch");
+  flags->add<std::string>("--best-metric", "train.best_metric",
+                          "What picks best.pt and early stopping: loss, bleu or chrf\n"
+                          "(BLEU/chrF of greedy translations of the validation set)");
   flags->add<std::string>(
       "--init-from", "train.init_from",
       "Fine-tune a trained run: start from its weights, vocabularies and model\n"
@@ -63,6 +69,9 @@ Command add_train(CLI::App& app) {
       "--out "
       "runs/seed\n"
       "  nmt train --resume --out runs/seed --epochs 20\n"
+      "  nmt train --config my.json --valid-every 1000 --best-metric bleu   # my.json names\n"
+      "      data.train [{\"source\": \"train.en\", \"target\": \"train.es\"}], data.valid, "
+      "data.test\n"
       "  nmt train --config configs/tatoeba-en-es.json --out runs/tatoeba --nproc 2\n"
       "  torchrun --no-python --nnodes 2 --nproc-per-node 8 --rdzv-endpoint HOST:29500 \\\n"
       "      nmt train --config C --out /shared/runs/big");

@@ -13,6 +13,7 @@
 #include "nmt/io.h"
 #include "nmt/run/bench.h"
 #include "nmt/run/data_phase.h"
+#include "nmt/run/training.h"
 #include "nmt/train/trainer.h"
 
 namespace nmt::run {
@@ -22,6 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Totals {
   double seconds = 0.0;
+  double collective_seconds = 0.0;  // in all-reduces and the other collectives (ranks only)
   train::StepTimes phases;
   int64_t sentences = 0;
   int64_t source_tokens = 0;
@@ -54,23 +56,37 @@ double seconds_since(Clock::time_point start) {
 
 enum class MeasurePhases : bool { kNo, kYes };
 
+// Trains `count` updates starting at update `first` of epoch 0's plan (repeated when short). With
+// ranks, an update is one batch per rank, their gradients summed as in training.
 Totals run_steps(train::Trainer& trainer,
                  const Config& config,
                  int64_t target_vocab,
                  int64_t first,
                  int64_t count,
-                 MeasurePhases measure) {
+                 MeasurePhases measure,
+                 train::Communicator* communicator) {
   Totals totals;
   const bool is_cuda = trainer.model()->parameters().front().is_cuda();
   const data::BatchPlan plan = trainer.epoch_plan(0);
+  const int64_t ranks = communicator ? communicator->world_size() : 1;
+  const int64_t rank = communicator ? communicator->rank() : 0;
+  const double collectives_before = communicator ? communicator->collective_seconds() : 0.0;
   const auto start = Clock::now();
   for (int64_t i = 0; i < count; ++i) {
-    const auto& indices =
-        plan[static_cast<std::size_t>((first + i) % static_cast<int64_t>(plan.size()))];
+    const int64_t index = ((first + i) * ranks + rank) % static_cast<int64_t>(plan.size());
     const auto collate_start = Clock::now();
-    const data::Batch batch = data::collate(trainer.train_pairs(), indices);
+    const data::Batch batch =
+        data::collate(trainer.train_pairs(), plan[static_cast<std::size_t>(index)]);
     const double collate_seconds = seconds_since(collate_start);
-    const train::StepResult step = trainer.train_step(batch, measure == MeasurePhases::kYes);
+    int64_t update_tokens = batch.target_tokens;
+    if (communicator) {
+      at::Tensor tokens = at::full({1}, update_tokens, at::kLong);
+      if (is_cuda) tokens = tokens.to(trainer.model()->parameters().front().device());
+      communicator->sum({tokens}, "the update's token count");
+      update_tokens = tokens.item<int64_t>();
+    }
+    const train::StepResult step =
+        trainer.train_update({batch}, update_tokens, measure == MeasurePhases::kYes);
     totals.phases.data += collate_seconds + step.times.data;
     totals.phases.forward += step.times.forward;
     totals.phases.backward += step.times.backward;
@@ -86,6 +102,8 @@ Totals run_steps(train::Trainer& trainer,
   }
   if (is_cuda) torch::cuda::synchronize();
   totals.seconds = seconds_since(start);
+  if (communicator)
+    totals.collective_seconds = communicator->collective_seconds() - collectives_before;
   return totals;
 }
 
@@ -94,10 +112,11 @@ Totals run_steps(train::Trainer& trainer,
 train::StepTimes cuda_phases(train::Trainer& trainer,
                              const Config& config,
                              int64_t target_vocab,
-                             const BenchTrainOptions& options) {
+                             const BenchTrainOptions& options,
+                             train::Communicator* communicator) {
   const int64_t count = std::min<int64_t>(options.steps, 50);
   const Totals phased = run_steps(trainer, config, target_vocab, options.warmup + options.steps,
-                                  count, MeasurePhases::kYes);
+                                  count, MeasurePhases::kYes, communicator);
   const double scale = static_cast<double>(options.steps) / static_cast<double>(count);
   return {phased.phases.data * scale, phased.phases.forward * scale, phased.phases.backward * scale,
           phased.phases.optimizer * scale};
@@ -139,38 +158,50 @@ nlohmann::json result_json(const Config& config,
                            : fmt::format("batch_size {}", config.train.batch_size)}};
 }
 
-}  // namespace
-
-nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options) {
-  if (options.steps < 1) {
-    throw ConfigError("--steps: expected a positive integer, got " + std::to_string(options.steps));
+// Adds what ranks measure to a rank-0 result: the job's total tokens/s, this rank's, the share of
+// the step spent in collectives and, given one rank's speed alone, the scaling efficiency.
+void add_distribution(nlohmann::json& result,
+                      train::Communicator& communicator,
+                      const Totals& totals,
+                      int64_t steps,
+                      double baseline_tokens_per_s) {
+  at::Tensor all = at::full({1}, static_cast<double>(totals.target_tokens), at::kDouble);
+  communicator.sum({all}, "the ranks' token counts");
+  const double total_per_s = all.item<double>() / totals.seconds;
+  const double ranks = communicator.world_size();
+  result["rank"] = communicator.rank();
+  result["ranks"] = communicator.world_size();
+  result["backend"] = communicator.backend_name();
+  result["tgt_tokens_per_s_per_rank"] = result["tgt_tokens_per_s"];
+  result["tgt_tokens_per_s"] = total_per_s;
+  result["collective_ms_per_step"] =
+      1000.0 * totals.collective_seconds / static_cast<double>(steps);
+  result["collective_share"] = totals.collective_seconds / totals.seconds;
+  if (baseline_tokens_per_s > 0.0) {
+    result["baseline_tgt_tokens_per_s"] = baseline_tokens_per_s;
+    result["scaling_efficiency"] = total_per_s / (ranks * baseline_tokens_per_s);
   }
-  const int64_t threads = set_threads(config.train.threads);
-  const c10::Device device = resolve_device(config.train.device);
-  ScratchDirectory scratch;
-  const PreparedData prepared = prepare_data(config, RunDir(scratch.path()));
-  torch::manual_seed(config.train.seed);
-  const int64_t target_vocab = prepared.tokenizers.target->size();
-  model::Transformer model(config.model, prepared.tokenizers.source->size(), target_vocab);
-  model->to(device);
-  train::Trainer trainer(
-      model, train::TrainerSetup{config.train, RunDir(scratch.path()), "{}", device, false, nullptr},
-      data::encode_pairs(prepared.splits.train, prepared.tokenizers), {});
-  const bool uses_bf16 = train::uses_bf16(config.train.precision, device.is_cuda());
-
-  spdlog::info("warm-up: {} steps", options.warmup);
-  run_steps(trainer, config, target_vocab, 0, options.warmup, MeasurePhases::kNo);
-  spdlog::info("timing {} steps", options.steps);
-  Totals totals = run_steps(trainer, config, target_vocab, options.warmup, options.steps,
-                            device.is_cpu() ? MeasurePhases::kYes : MeasurePhases::kNo);
-  if (device.is_cuda()) totals.phases = cuda_phases(trainer, config, target_vocab, options);
-  const double peak =
-      measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
-  return result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
 }
 
-std::string bench_train_text(const nlohmann::json& result, const std::string& title) {
-  const nlohmann::json& phases = result["ms_per_step_phases"];
+// The training data every rank measures on: rank 0 prepares it into its scratch directory, the
+// others read it from there.
+PreparedData bench_data(const Config& config,
+                        const ScratchDirectory& scratch,
+                        train::Communicator* communicator) {
+  if (!communicator) return prepare_data(config, RunDir(scratch.path()));
+  std::optional<PreparedData> prepared;
+  const std::string directory = directory_from_leader(*communicator, "prepare the data", [&] {
+    prepared = prepare_data(config, RunDir(scratch.path()));
+    return scratch.path();
+  });
+  if (prepared) return std::move(*prepared);
+  return load_prepared_data(config, RunDir(directory));
+}
+
+// The step's speed and breakdown: the lines of every benchmark, distributed or not.
+std::string bench_step_text(const nlohmann::json& result,
+                            const nlohmann::json& phases,
+                            const std::string& title) {
   return fmt::format(
       "{} on {} ({}), {}\n"
       "  target tokens/s  {:10.1f}   (real tokens, {:.0f} per step)\n"
@@ -191,6 +222,72 @@ std::string bench_train_text(const nlohmann::json& result, const std::string& ti
       100.0 * result["padding_fraction"].get<double>(), result["peak_rss_mib"].get<double>(),
       100.0 * result["mfu"].get<double>(), result["gemm_peak_gflops"].get<double>(),
       100.0 * result["hardware_utilisation"].get<double>());
+}
+
+}  // namespace
+
+nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options) {
+  if (options.steps < 1) {
+    throw ConfigError("--steps: expected a positive integer, got " + std::to_string(options.steps));
+  }
+  const std::shared_ptr<train::Communicator> communicator = join_job(config);
+  const int64_t threads =
+      set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
+                               : config.train.threads);
+  const c10::Device device = communicator ? rank_device(config, communicator->placement())
+                                          : resolve_device(config.train.device);
+  ScratchDirectory scratch;
+  const PreparedData prepared = bench_data(config, scratch, communicator.get());
+  torch::manual_seed(config.train.seed);
+  const int64_t target_vocab = prepared.tokenizers.target->size();
+  model::Transformer model(config.model, prepared.tokenizers.source->size(), target_vocab);
+  model->to(device);
+  train::Trainer trainer(
+      model,
+      train::TrainerSetup{config.train, RunDir(scratch.path()), "{}", device, false, communicator},
+      data::encode_pairs(prepared.splits.train, prepared.tokenizers), {});
+  const bool uses_bf16 = train::uses_bf16(config.train.precision, device.is_cuda());
+
+  spdlog::info("warm-up: {} steps", options.warmup);
+  run_steps(trainer, config, target_vocab, 0, options.warmup, MeasurePhases::kNo,
+            communicator.get());
+  spdlog::info("timing {} steps", options.steps);
+  Totals totals =
+      run_steps(trainer, config, target_vocab, options.warmup, options.steps,
+                device.is_cpu() ? MeasurePhases::kYes : MeasurePhases::kNo, communicator.get());
+  if (device.is_cuda()) {
+    totals.phases = cuda_phases(trainer, config, target_vocab, options, communicator.get());
+  }
+  const double peak =
+      measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
+  nlohmann::json result =
+      result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
+  if (communicator) {
+    add_distribution(result, *communicator, totals, options.steps, options.baseline_tokens_per_s);
+  }
+  return result;
+}
+
+std::string bench_train_text(const nlohmann::json& result, const std::string& title) {
+  const nlohmann::json& phases = result["ms_per_step_phases"];
+  std::string ranks;
+  if (result.contains("ranks")) {
+    ranks = fmt::format(
+        "  ranks            {:10}   ({}, {} threads each), {:.1f} target tokens/s per rank\n"
+        "  collectives      {:10.1f}   ms/step ({:.1f}% of the step: gradient all-reduce and "
+        "token counts)\n",
+        result["ranks"].get<int>(), result["backend"].get<std::string>(),
+        result["threads"].get<int64_t>(), result["tgt_tokens_per_s_per_rank"].get<double>(),
+        result["collective_ms_per_step"].get<double>(),
+        100.0 * result["collective_share"].get<double>());
+    if (result.contains("scaling_efficiency")) {
+      ranks += fmt::format(
+          "  scaling          {:9.1f}%   of {} x one rank alone ({:.1f} target tokens/s)\n",
+          100.0 * result["scaling_efficiency"].get<double>(), result["ranks"].get<int>(),
+          result["baseline_tgt_tokens_per_s"].get<double>());
+    }
+  }
+  return bench_step_text(result, phases, title) + ranks;
 }
 
 }  // namespace nmt::run

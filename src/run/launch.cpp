@@ -1,6 +1,7 @@
 #include "nmt/run/launch.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -55,6 +56,17 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
+[[noreturn]] void exec_self(const std::vector<std::string>& arguments, const std::string& what) {
+  std::vector<char*> argv;
+  std::string program = "/proc/self/exe";
+  argv.push_back(program.data());
+  for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  ::execv("/proc/self/exe", argv.data());
+  std::fprintf(stderr, "nmt: error: %s: cannot start: %s\n", what.c_str(), std::strerror(errno));
+  std::_Exit(127);
+}
+
 [[noreturn]] void exec_rank(int rank,
                             int ranks,
                             int port,
@@ -65,14 +77,15 @@ int free_port() {
   ::setenv("LOCAL_WORLD_SIZE", std::to_string(ranks).c_str(), 1);
   ::setenv("MASTER_ADDR", "127.0.0.1", 1);
   ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-  std::vector<char*> argv;
-  std::string program = "/proc/self/exe";
-  argv.push_back(program.data());
-  for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
-  argv.push_back(nullptr);
-  ::execv("/proc/self/exe", argv.data());
-  std::fprintf(stderr, "nmt: error: rank %d: cannot start: %s\n", rank, std::strerror(errno));
-  std::_Exit(127);
+  exec_self(arguments, "rank " + std::to_string(rank));
+}
+
+void forward_signals_to_children() {
+  struct sigaction action {};
+  action.sa_handler = forward_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
 }
 
 std::string describe_end(int status) {
@@ -116,11 +129,7 @@ int launch_local_ranks(int ranks, const std::vector<std::string>& arguments) {
   }
   const int port = free_port();
   spdlog::info("starting {} ranks on this machine (rendezvous at 127.0.0.1:{})", ranks, port);
-  struct sigaction action {};
-  action.sa_handler = forward_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  forward_signals_to_children();
 
   for (int rank = 0; rank < ranks; ++rank) {
     const pid_t pid = ::fork();
@@ -177,6 +186,30 @@ int launch_local_ranks(int ranks, const std::vector<std::string>& arguments) {
   signal(SIGTERM, SIG_DFL);
   if (any_failed) return 1;
   return any_interrupted || g_forwarded_signal ? 130 : 0;
+}
+
+int run_plain_process(const std::vector<std::string>& arguments, const std::string& stdout_path) {
+  forward_signals_to_children();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || ::dup2(out, STDOUT_FILENO) < 0) {
+      std::fprintf(stderr, "nmt: error: cannot write %s: %s\n", stdout_path.c_str(),
+                   std::strerror(errno));
+      std::_Exit(127);
+    }
+    exec_self(arguments, "the single process");
+  }
+  g_rank_pids[0] = pid;
+  g_rank_count = 1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_rank_count = 0;
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
 }  // namespace nmt::run

@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -131,55 +132,23 @@ Config job_config(const TrainRequest& request) {
   return resolve_config(read_config_json(request.config_path), request.overrides);
 }
 
-// CUDA ranks take the device of their local rank; CPU ranks on one machine share its cores.
-c10::Device rank_device(const Config& config, const train::RankPlacement& placement) {
-  const c10::Device device = resolve_device(config.train.device);
-  if (!device.is_cuda()) return device;
-  return {c10::kCUDA, static_cast<c10::DeviceIndex>(placement.local_rank)};
-}
-
-int64_t rank_threads(int64_t configured, const train::RankPlacement& placement) {
-  if (configured > 0) return configured;
-  const auto cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::max<int64_t>(1, cores / placement.local_world_size);
-}
-
 // Joins the job when a launcher's environment says this process is one of its ranks.
-std::shared_ptr<train::Communicator> join_job(const TrainRequest& request) {
-  const std::optional<train::RankPlacement> placement = train::placement_from_environment();
-  if (!placement) return nullptr;
-  if (!placement->is_leader()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for all
-  const Config config = job_config(request);
-  const c10::Device device = rank_device(config, *placement);
-  auto communicator =
-      std::make_shared<train::Communicator>(*placement, config.train.distributed, device);
-  spdlog::info("distributed: {} ranks ({}), rendezvous at {}:{}", placement->world_size,
-               communicator->backend_name(), placement->master_addr, placement->master_port);
-  return communicator;
+std::shared_ptr<train::Communicator> join_request_job(const TrainRequest& request) {
+  if (!train::placement_from_environment()) return nullptr;
+  return join_job(job_config(request));
 }
 
 // Rank 0 sets the run up (lock, data phase or resume) and tells the others where it is, or why it
 // failed, so that they never wait for a run that will not come.
 RunSetup setup_run(const TrainRequest& request, train::Communicator* communicator) {
   if (!communicator) return request.is_resume ? resumed_run(request) : fresh_run(request);
-  std::string shared;
-  if (communicator->is_leader()) {
-    try {
-      RunSetup setup = request.is_resume ? resumed_run(request) : fresh_run(request);
-      shared = "ok " + setup.run.path();
-      communicator->share_from_leader("run_dir", shared);
-      return setup;
-    } catch (const std::exception& error) {
-      shared = std::string("error ") + error.what();
-      communicator->share_from_leader("run_dir", shared);
-      throw;
-    }
-  }
-  communicator->share_from_leader("run_dir", shared);
-  if (shared.rfind("ok ", 0) != 0) {
-    throw Error("distributed: rank 0 could not start the run: " + shared.substr(6));
-  }
-  return follower_run(request, shared.substr(3));
+  std::optional<RunSetup> led;
+  const std::string run_dir = directory_from_leader(*communicator, "start the run", [&] {
+    led = request.is_resume ? resumed_run(request) : fresh_run(request);
+    return led->run.path();
+  });
+  if (led) return std::move(*led);
+  return follower_run(request, run_dir);
 }
 
 void log_outcome(const TrainOutcome& outcome) {
@@ -205,8 +174,55 @@ void log_outcome(const TrainOutcome& outcome) {
 
 }  // namespace
 
+c10::Device rank_device(const Config& config, const train::RankPlacement& placement) {
+  const c10::Device device = resolve_device(config.train.device);
+  if (!device.is_cuda()) return device;
+  return {c10::kCUDA, static_cast<c10::DeviceIndex>(placement.local_rank)};
+}
+
+int64_t rank_threads(int64_t configured, const train::RankPlacement& placement) {
+  if (configured > 0) return configured;
+  const auto cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max<int64_t>(1, cores / placement.local_world_size);
+}
+
+std::string directory_from_leader(train::Communicator& communicator,
+                                  const std::string& task,
+                                  const std::function<std::string()>& lead) {
+  std::string shared;
+  if (communicator.is_leader()) {
+    try {
+      const std::string directory = lead();
+      shared = "ok " + directory;
+      communicator.share_from_leader("directory", shared);
+      return directory;
+    } catch (const std::exception& error) {
+      shared = std::string("error ") + error.what();
+      communicator.share_from_leader("directory", shared);
+      throw;
+    }
+  }
+  communicator.share_from_leader("directory", shared);
+  if (shared.rfind("ok ", 0) != 0) {
+    throw Error("distributed: rank 0 could not " + task + ": " + shared.substr(6));
+  }
+  return shared.substr(3);
+}
+
+std::shared_ptr<train::Communicator> join_job(const Config& config) {
+  const std::optional<train::RankPlacement> placement = train::placement_from_environment();
+  if (!placement) return nullptr;
+  if (!placement->is_leader()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for all
+  const c10::Device device = rank_device(config, *placement);
+  auto communicator =
+      std::make_shared<train::Communicator>(*placement, config.train.distributed, device);
+  spdlog::info("distributed: {} ranks ({}), rendezvous at {}:{}", placement->world_size,
+               communicator->backend_name(), placement->master_addr, placement->master_port);
+  return communicator;
+}
+
 TrainOutcome train_run(const TrainRequest& request) {
-  const std::shared_ptr<train::Communicator> communicator = join_job(request);
+  const std::shared_ptr<train::Communicator> communicator = join_request_job(request);
   RunSetup setup = setup_run(request, communicator.get());
   const Config& config = setup.config;
   const int64_t threads =

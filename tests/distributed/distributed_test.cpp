@@ -8,10 +8,12 @@
 #include <torch/serialize/input-archive.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "child_process.h"
+#include "nmt/io.h"
 #include "test_utils.h"
 
 namespace nmt {
@@ -195,6 +197,37 @@ TEST_F(DistributedTest, NprocStartsTheRanksAndAnInterruptStopsThemAllWithACheckp
   EXPECT_NE(log.find("starting 2 ranks on this machine"), std::string::npos) << log;
   EXPECT_NE(log.find("checkpoint saved, continue with --resume"), std::string::npos) << log;
   EXPECT_TRUE(std::filesystem::exists(run + "/checkpoint.pt"));
+}
+
+// `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.
+TEST_F(DistributedTest, BenchTrainUnderRanksReportsTotalsCollectivesAndEfficiency) {
+  testing::ScratchDir dir;
+  NmtProcess bench({"bench", "train", "--config", job_config(dir, 1), "--nproc", "2", "--steps",
+                    "6", "--warmup", "1", "--json"},
+                   dir.file("bench.log"));
+  ASSERT_EQ(bench.wait(), 0) << testing::read_file(dir.file("bench.log"));
+  std::vector<nlohmann::json> reports;
+  for (const std::string& line : read_lines(dir.file("bench.log"))) {
+    if (!line.empty() && line.front() == '{') reports.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(reports.size(), 1u) << "rank 0 alone prints, the baseline goes to the launcher";
+  const nlohmann::json& report = reports.front();
+  EXPECT_EQ(report["ranks"], 2);
+  EXPECT_EQ(report["rank"], 0);
+  EXPECT_EQ(report["backend"], "gloo");
+  EXPECT_EQ(report["threads"], 1);
+  EXPECT_GT(report["tgt_tokens_per_s"].get<double>(),
+            report["tgt_tokens_per_s_per_rank"].get<double>())
+      << "the total counts both ranks' tokens";
+  EXPECT_GT(report["collective_ms_per_step"].get<double>(), 0.0);
+  EXPECT_GT(report["collective_share"].get<double>(), 0.0);
+  EXPECT_LT(report["collective_share"].get<double>(), 1.0);
+  EXPECT_GT(report["baseline_tgt_tokens_per_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(report["scaling_efficiency"].get<double>(),
+                   report["tgt_tokens_per_s"].get<double>() /
+                       (2.0 * report["baseline_tgt_tokens_per_s"].get<double>()));
+  const std::string log = testing::read_file(dir.file("bench.log"));
+  EXPECT_NE(log.find("one rank alone: "), std::string::npos) << log;
 }
 
 }  // namespace

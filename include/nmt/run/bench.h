@@ -53,12 +53,20 @@ double translation_flops(const model::TransformerOptions& options,
 struct BenchTrainOptions {
   int64_t steps = 100;  // timed steps
   int64_t warmup = 10;  // untimed steps first
+  // Ranks: target tokens/s of one rank training alone, for the scaling efficiency; 0 = unknown.
+  double baseline_tokens_per_s = 0.0;
 };
 
 // `nmt bench train`: a JSON object with device, threads, precision, steps, tgt_tokens_per_s,
 // src_tokens_per_s, sentences_per_s, tgt_tokens_per_step, ms_per_step, ms_per_step_phases {data,
 // forward, backward, optimizer}, padding_fraction, peak_rss_mib, gemm_peak_gflops,
 // model_tflops_per_step, mfu, hardware_utilisation and batching.
+// When the environment makes this process a rank of a job (torchrun, Slurm, --nproc), the ranks
+// train together as `nmt train` does (one batch each per update, gradients all-reduced) and the
+// object also has rank, ranks, backend, tgt_tokens_per_s (all ranks together),
+// tgt_tokens_per_s_per_rank, collective_ms_per_step, collective_share and, given the baseline,
+// baseline_tgt_tokens_per_s and scaling_efficiency (total / (ranks x baseline)); MFU and the
+// phases are rank 0's.
 nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options);
 // The same as lines for a person; `title` names the configuration.
 std::string bench_train_text(const nlohmann::json& result, const std::string& title);

@@ -16,6 +16,11 @@ namespace nmt::run {
 // none failed otherwise, else 1.
 int launch_local_ranks(int ranks, const std::vector<std::string>& arguments);
 
+// Runs this program once more, as a plain process (no rank environment), with arguments and its
+// standard output written to stdout_path; SIGINT/SIGTERM are forwarded to it. Returns its exit
+// status (128 + the signal when one killed it).
+int run_plain_process(const std::vector<std::string>& arguments, const std::string& stdout_path);
+
 // This process's command line (from /proc/self/cmdline) without argv[0] and without --nproc and
 // its value.
 std::vector<std::string> arguments_without_nproc();

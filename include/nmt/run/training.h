@@ -5,10 +5,16 @@
 // resume, DataError for unusable data.
 #pragma once
 
+#include <c10/core/Device.h>
+
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "nmt/config.h"
 #include "nmt/run_dir.h"
+#include "nmt/train/communicator.h"
+#include "nmt/train/placement.h"
 #include "nmt/train/trainer.h"
 
 namespace nmt::run {
@@ -33,6 +39,22 @@ TrainOutcome train_run(const TrainRequest& request);
 // The process exit status of an outcome: 0 finished (also early or at max_steps), 130
 // interrupted (checkpoint saved), 1 diverged.
 int exit_status(train::StopReason reason);
+
+// When a launcher's environment (torchrun, Slurm, --nproc) makes this process a rank of a job:
+// joins the others through c10d (blocking until all have come or the timeout passes); null
+// otherwise. Ranks other than 0 log warnings and errors only.
+std::shared_ptr<train::Communicator> join_job(const Config& config);
+// A rank's device: CUDA ranks take the GPU of their local rank; CPU ranks the CPU.
+c10::Device rank_device(const Config& config, const train::RankPlacement& placement);
+// A rank's CPU threads: the configured number, or an equal share of this machine's cores.
+int64_t rank_threads(int64_t configured, const train::RankPlacement& placement);
+
+// Rank 0 runs `lead`, which prepares a directory (a run, a benchmark's data) and returns its path,
+// and publishes the path, or lead's error, to the other ranks; they get the path or an Error
+// saying that rank 0 could not `task`. Returns the path on every rank.
+std::string directory_from_leader(train::Communicator& communicator,
+                                  const std::string& task,
+                                  const std::function<std::string()>& lead);
 
 // runs/<config file's stem>-<local date>-<time>.
 std::string default_run_dir(const std::string& config_path);
