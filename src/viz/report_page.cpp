@@ -174,6 +174,7 @@ std::string bleu_chart(const std::vector<Curve>& curves) {
   const Curve* eval = find_curve(curves, "BLEU");
   if (eval && std::set<double>(eval->steps.begin(), eval->steps.end()).size() >= 2) {
     series.push_back(series_of(*eval, kBleuColour, 0));
+    series.back().name = "BLEU of nmt eval";
   }
   std::size_t points = 0;
   for (const ChartSeries& one : series) points += one.xs.size();
@@ -188,22 +189,54 @@ std::string cell(double value, int significant) {
 }
 
 std::string epoch_table(const std::vector<MetricsRecord>& records) {
+  bool has_validation = false;
+  for (const MetricsRecord& record : records) {
+    const auto* epoch = std::get_if<EpochRecord>(&record);
+    has_validation = has_validation || (epoch && epoch->valid_loss);
+  }
   std::string rows;
   for (const MetricsRecord& record : records) {
     const auto* epoch = std::get_if<EpochRecord>(&record);
     if (!epoch) continue;
     rows += "<tr>" + cell(static_cast<double>(epoch->epoch), 6) +
-            cell(static_cast<double>(epoch->step), 12) + cell(epoch->train_loss, 4) +
-            cell(epoch->valid_loss.value_or(kNaN), 4) + cell(epoch->valid_ppl.value_or(kNaN), 4) +
-            cell(epoch->valid_bleu.value_or(kNaN), 4) + "<td class=\"num\">" +
-            format_duration(epoch->train_seconds) + "</td><td>" + (epoch->is_best ? "best" : "") +
+            cell(static_cast<double>(epoch->step), 12) + cell(epoch->train_loss, 4);
+    if (has_validation) {
+      rows += cell(epoch->valid_loss.value_or(kNaN), 4) + cell(epoch->valid_ppl.value_or(kNaN), 4) +
+              cell(epoch->valid_bleu.value_or(kNaN), 4);
+    }
+    rows += "<td class=\"num\">" + format_duration(epoch->train_seconds) + "</td>";
+    if (has_validation) rows += std::string("<td>") + (epoch->is_best ? "best" : "") + "</td>";
+    rows += "</tr>\n";
+  }
+  if (rows.empty()) return "";
+  const std::string validation_headers =
+      has_validation ? "<th class=\"num\">valid loss</th><th class=\"num\">valid ppl</th>"
+                       "<th class=\"num\">valid BLEU</th>"
+                     : "";
+  return "<h2>Epochs</h2>\n<table><tr><th class=\"num\">epoch</th><th class=\"num\">step</th>"
+         "<th class=\"num\">train loss</th>" +
+         validation_headers + "<th class=\"num\">training time</th>" +
+         (has_validation ? "<th></th>" : "") + "</tr>\n" + rows + "</table>\n";
+}
+
+// Validations between epoch ends (train.valid_every).
+std::string validation_table(const std::vector<MetricsRecord>& records) {
+  std::string rows;
+  for (const MetricsRecord& record : records) {
+    const auto* valid = std::get_if<ValidRecord>(&record);
+    if (!valid) continue;
+    rows += "<tr>" + cell(static_cast<double>(valid->step), 12) +
+            cell(static_cast<double>(valid->epoch), 6) + cell(valid->valid_loss, 4) +
+            cell(valid->valid_ppl, 4) + cell(valid->valid_bleu.value_or(kNaN), 4) +
+            cell(valid->valid_chrf.value_or(kNaN), 4) + "<td class=\"num\">" +
+            format_duration(valid->train_seconds) + "</td><td>" + (valid->is_best ? "best" : "") +
             "</td></tr>\n";
   }
   if (rows.empty()) return "";
-  return "<h2>Epochs</h2>\n<table><tr><th class=\"num\">epoch</th><th class=\"num\">step</th>"
-         "<th class=\"num\">train loss</th><th class=\"num\">valid loss</th><th "
-         "class=\"num\">valid ppl</th><th class=\"num\">valid BLEU</th>"
-         "<th class=\"num\">training time</th><th></th></tr>\n" +
+  return "<h2>Validations</h2>\n<table><tr><th class=\"num\">step</th><th "
+         "class=\"num\">epoch</th><th class=\"num\">valid loss</th><th class=\"num\">valid "
+         "ppl</th><th class=\"num\">BLEU</th><th class=\"num\">chrF</th><th "
+         "class=\"num\">training time</th><th></th></tr>\n" +
          rows + "</table>\n";
 }
 
@@ -293,6 +326,7 @@ std::string render_report_html(const ReportInput& input) {
     }
     out += loss_charts(curves, std::isfinite(summary.seconds) ? summary.seconds : 0.0);
     out += bleu_chart(curves);
+    out += validation_table(input.records);
     out += epoch_table(input.records);
     out += evaluation_table(input.records);
   }

@@ -25,7 +25,7 @@ TEST(ReportHtmlTest, HasChartsAndTheConfigValues) {
   EXPECT_TRUE(contains(page, "BLEU and chrF against steps"));
   EXPECT_TRUE(contains(page, "valid BLEU</text>")) << "the validation BLEU of both epochs";
   EXPECT_TRUE(contains(page, "valid chrF</text>"));
-  EXPECT_FALSE(contains(page, ">BLEU</text>")) << "one evaluation is no curve";
+  EXPECT_FALSE(contains(page, ">BLEU of nmt eval</text>")) << "one evaluation is no curve";
   EXPECT_TRUE(contains(page, "best.pt step (valid loss 2.4)"));
   EXPECT_TRUE(contains(page, "<polyline"));
   for (const char* value :
@@ -65,7 +65,8 @@ TEST(ReportHtmlTest, ListsEveryEvaluationAndSummarisesTheLatest) {
       << "the latest BLEU is in the summary";
   EXPECT_EQ(page.rfind("21.5", summary_end), std::string::npos) << "an earlier BLEU is not";
   EXPECT_FALSE(contains(page, "1.795e+09")) << "a record's timestamp is no score";
-  EXPECT_FALSE(contains(page, ">BLEU</text>")) << "evaluations of the final model are no curve";
+  EXPECT_FALSE(contains(page, ">BLEU of nmt eval</text>"))
+      << "evaluations of the final model are no curve";
 }
 
 TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
@@ -73,7 +74,7 @@ TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
   input.records.push_back(nmt::testing::train_record(300, 1.6, 270.0));
   input.records.push_back(nmt::testing::eval_record("test split of runs/example", 23.0, 45.0));
   const std::string page = render_report_html(input);
-  EXPECT_TRUE(contains(page, ">BLEU</text>"));
+  EXPECT_TRUE(contains(page, ">BLEU of nmt eval</text>"));
 }
 
 TEST(ReportHtmlTest, DrawsValidationsBetweenEpochsAndWhereBestPtCameFrom) {
@@ -88,6 +89,7 @@ TEST(ReportHtmlTest, DrawsValidationsBetweenEpochsAndWhereBestPtCameFrom) {
     valid.valid_loss = 4.0 - step / 100.0;
     valid.valid_ppl = std::exp(valid.valid_loss);
     valid.valid_bleu = step == 75 ? 20.5 : step / 5.0;
+    valid.is_best = step == 75;
     input.records.push_back(valid);
   }
   input.records.push_back(
@@ -98,6 +100,14 @@ TEST(ReportHtmlTest, DrawsValidationsBetweenEpochsAndWhereBestPtCameFrom) {
   EXPECT_FALSE(contains(page, "valid chrF</text>")) << "no chrF was recorded";
   EXPECT_TRUE(contains(page, "best.pt step (valid BLEU 20.5)"));
   EXPECT_TRUE(contains(page, ">75<")) << "the step best.pt came from";
+  const std::size_t table = page.find("<h2>Validations</h2>");
+  ASSERT_NE(table, std::string::npos);
+  const std::size_t best = page.find("<td>best</td>", table);
+  ASSERT_NE(best, std::string::npos);
+  EXPECT_NE(page.rfind(">20.5<", best), std::string::npos) << "step 75's row is marked best";
+  EXPECT_EQ(page.find("<th class=\"num\">valid loss</th>", page.find("<h2>Epochs</h2>")),
+            std::string::npos)
+      << "no empty validation columns in the epochs table";
 }
 
 TEST(ReportHtmlTest, LoadsNothingFromOutside) {
