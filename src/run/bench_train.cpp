@@ -5,7 +5,9 @@
 #include <torch/utils.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "nmt/device.h"
@@ -13,6 +15,7 @@
 #include "nmt/io.h"
 #include "nmt/run/bench.h"
 #include "nmt/run/data_phase.h"
+#include "nmt/run/launch.h"
 #include "nmt/run/training.h"
 #include "nmt/train/trainer.h"
 
@@ -224,6 +227,21 @@ std::string bench_step_text(const nlohmann::json& result,
       100.0 * result["hardware_utilisation"].get<double>());
 }
 
+// arguments without `flag` and its value (both as "--flag value" and "--flag=value").
+std::vector<std::string> without_flag(const std::vector<std::string>& arguments,
+                                      const std::string& flag,
+                                      bool has_value) {
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i] == flag) {
+      i += has_value ? 1 : 0;
+    } else if (!has_value || arguments[i].rfind(flag + "=", 0) != 0) {
+      kept.push_back(arguments[i]);
+    }
+  }
+  return kept;
+}
+
 }  // namespace
 
 nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options) {
@@ -288,6 +306,34 @@ std::string bench_train_text(const nlohmann::json& result, const std::string& ti
     }
   }
   return bench_step_text(result, phases, title) + ranks;
+}
+
+int bench_train_local_ranks(int ranks, const Config& config) {
+  const std::vector<std::string> arguments = arguments_without_nproc();
+  train::RankPlacement rank;  // the threads each of the ranks will have
+  rank.world_size = ranks;
+  rank.local_world_size = ranks;
+  const int64_t threads = rank_threads(config.train.threads, rank);
+  std::vector<std::string> alone =
+      without_flag(without_flag(without_flag(arguments, "--json", false), "--threads", true),
+                   "--baseline", true);
+  for (const char* extra : {"--json", "--threads"}) alone.emplace_back(extra);
+  alone.push_back(std::to_string(threads));
+  char path[] = "/tmp/nmt-bench-baseline-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) throw Error("--nproc: cannot create a temporary file in /tmp");
+  ::close(fd);
+  spdlog::info("one rank alone first ({} threads), then {} ranks", threads, ranks);
+  const int status = run_plain_process(alone, path);
+  const std::string output = status == 0 ? read_text_file(path) : "";
+  std::remove(path);
+  if (status != 0) return status;
+  const double baseline = nlohmann::json::parse(output)["tgt_tokens_per_s"].get<double>();
+  spdlog::info("one rank alone: {:.1f} target tokens/s", baseline);
+  std::vector<std::string> together = without_flag(arguments, "--baseline", true);
+  together.emplace_back("--baseline");
+  together.push_back(std::to_string(baseline));
+  return launch_local_ranks(ranks, together);
 }
 
 }  // namespace nmt::run

@@ -45,13 +45,15 @@ struct TrainingRun {
 
 TrainingRun make_run(const std::string& dir,
                      TrainOptions options,
-                     std::vector<data::EncodedPair> valid = copy_pairs(16, 2)) {
+                     std::vector<data::EncodedPair> valid = copy_pairs(16, 2),
+                     std::function<TranslationScores(model::Transformer&)> scorer = {}) {
   auto model_options = testing::tiny_options();
   model_options.dropout = 0.1;  // so that resuming must restore the generator too
   torch::manual_seed(17);
   TrainingRun run;
   run.model = model::Transformer(model_options, 12, 12);
   TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr};
+  setup.score_translations = std::move(scorer);
   run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
   return run;
 }
@@ -268,12 +270,9 @@ TEST(TrainerTest, ValidatesEveryNStepsAndKeepsBestPtByBleu) {
   options.valid_every = 3;
   options.best_metric = BestMetric::kBleu;
   std::size_t calls = 0;
-  torch::manual_seed(17);
-  model::Transformer model(testing::tiny_options(), 12, 12);
-  TrainerSetup setup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr};
-  setup.score_translations = scripted_bleu({10, 30, 20, 25, 5}, calls);
-  Trainer trainer(model, setup, copy_pairs(64, 1), copy_pairs(16, 2));
-  const TrainResult result = trainer.run(never);
+  TrainingRun run =
+      make_run(dir.path(), options, copy_pairs(16, 2), scripted_bleu({10, 30, 20, 25, 5}, calls));
+  const TrainResult result = run.trainer->run(never);
   ASSERT_EQ(result.reason, StopReason::kFinished);
   EXPECT_EQ(calls, 5u) << "steps 3, 6, 9, 12 and 15";
   const auto valid = records_of(dir.file("metrics.jsonl"), "valid");
@@ -296,7 +295,7 @@ TEST(TrainerTest, ValidatesEveryNStepsAndKeepsBestPtByBleu) {
   EXPECT_EQ(end[0]["best_step"], 6);
   EXPECT_FALSE(end[0].contains("best_valid_loss"));
   const TrainingProgress best_pt =
-      load_checkpoint(dir.file("best.pt"), model, nullptr, torch::kCPU, /*restore_rng=*/false);
+      load_checkpoint(dir.file("best.pt"), run.model, nullptr, torch::kCPU, /*restore_rng=*/false);
   EXPECT_EQ(best_pt.step, 6) << "best.pt holds the weights of step 6";
   EXPECT_EQ(result.progress.best_step, 6);
 }
@@ -310,12 +309,9 @@ TEST(TrainerTest, EarlyStoppingCountsValidationsOfTheChosenMetric) {
   options.best_metric = BestMetric::kChrf;
   options.early_stopping = 2;
   std::size_t calls = 0;
-  torch::manual_seed(17);
-  model::Transformer model(testing::tiny_options(), 12, 12);
-  TrainerSetup setup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr};
-  setup.score_translations = scripted_bleu({10, 12, 11, 12}, calls);
-  Trainer trainer(model, setup, copy_pairs(64, 1), copy_pairs(16, 2));
-  const TrainResult result = trainer.run(never);
+  TrainingRun run =
+      make_run(dir.path(), options, copy_pairs(16, 2), scripted_bleu({10, 12, 11, 12}, calls));
+  const TrainResult result = run.trainer->run(never);
   EXPECT_EQ(result.reason, StopReason::kEarlyStopped);
   EXPECT_EQ(result.message, "no better validation chrF for 2 validations: stopped early")
       << "12 does not beat 12";

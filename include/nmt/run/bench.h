@@ -68,6 +68,10 @@ struct BenchTrainOptions {
 // baseline_tgt_tokens_per_s and scaling_efficiency (total / (ranks x baseline)); MFU and the
 // phases are rank 0's.
 nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options);
+// `nmt bench train --nproc N`: measures one rank training alone (a plain process of this program,
+// with a rank's threads), then starts N local ranks that run the benchmark against that baseline;
+// rank 0 prints the report. Returns the exit status for the command (as launch_local_ranks).
+int bench_train_local_ranks(int ranks, const Config& config);
 // The same as lines for a person; `title` names the configuration.
 std::string bench_train_text(const nlohmann::json& result, const std::string& title);
 
