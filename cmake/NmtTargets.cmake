@@ -1,6 +1,10 @@
-# nmt_warnings: the warning set every nmt target compiles with.
+# nmt_warnings: the warning set every nmt target compiles with. NMT_WERROR (scripts/test.sh, hence
+# CI) makes them errors under GCC; third-party headers are SYSTEM includes and never warn.
 add_library(nmt_warnings INTERFACE)
 target_compile_options(nmt_warnings INTERFACE -Wall -Wextra -Wpedantic)
+if(NMT_WERROR AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  target_compile_options(nmt_warnings INTERFACE -Werror)
+endif()
 
 # nmt_add_library(name SOURCES ... DEPS ...): one static library per module.
 function(nmt_add_library name)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package nmt needs to build, test and benchmark. Idempotent: when all
-# packages are present it returns in a second without touching apt. Needs root (or sudo).
+# Installs every Debian 12 package nmt needs to build, test and benchmark, and any packages named as
+# arguments. Idempotent: when all packages are present it returns in a second without touching apt.
+# Needs root (or sudo).
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,7 @@ packages=(
 if [[ "${NMT_WITH_BROWSER:-1}" == 1 ]]; then
   packages+=(chromium)                      # rendering tests of the HTML pictures
 fi
+packages+=("$@")
 if [[ "${NMT_WITH_REFERENCE:-0}" == 1 ]]; then
   packages+=(python3-torch)                 # scripts/bench-vs-notebook.sh runs the notebook
 fi

@@ -1,18 +1,98 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, and runs the whole GoogleTest suite with
-# ctest. Tests that need ../shared data carry the label `slow` and skip when it is absent.
-# Extra arguments go to ctest (e.g. -LE slow, -L decode, -R Beam). Modules that load LibTorch run
-# their tests in one process each (tests/CMakeLists.txt); pick one of those with
+# The test command (CI runs it through .ci/run). Installs what is missing, builds nmt against
+# Debian's LibTorch 1.13 into build/ with compiler warnings as errors, and runs the whole GoogleTest
+# suite with ctest. Tests that need ../shared data carry the label `slow`, browser tests `browser`;
+# both skip themselves, reported as skipped, when their data or Chromium is absent.
+#
+# Without arguments (the whole suite, as CI runs it) it goes on to
+#   - the Torch-free suites under AddressSanitizer + UBSan (scripts/sanitize.sh, build-asan/),
+#   - a few seconds of each libFuzzer target (scripts/fuzz.sh 5, build-fuzz/),
+#   - the whole suite again against LibTorch 2.x, the CUDA + NCCL build of PyPI's torch wheel
+#     (scripts/test-torch2.sh, build-torch2/; NMT_TORCH2=0 leaves it out),
+# and ends with a summary: each suite's test counts, every skipped test with its reason, the time
+# of each stage. With arguments only the 1.13 suite runs and they go to its ctest (e.g. -LE slow,
+# -L decode, -R Beam); run one test of a module that loads LibTorch with
 # build/tests/<module>_tests --gtest_filter=Suite.Name.
-# Without arguments (the whole suite, as CI runs it) it goes on to the Torch-free suites under
-# AddressSanitizer + UBSan (scripts/sanitize.sh, build-asan/) and a few seconds of each fuzz
-# target (scripts/fuzz.sh, build-fuzz/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
+summary=()
+failed=0
+
+# Seconds since $1 as "4 min 07 s".
+elapsed() {
+  local seconds=$((SECONDS - $1))
+  printf '%d min %02d s' $((seconds / 60)) $((seconds % 60))
+}
+
+# gtest-level counts of a ctest run (its outputs are in Testing/Temporary/LastTest.log): passed,
+# skipped and failed tests, then one line per skipped test with the reason it gave.
+gtest_counts() {
+  awk '
+    /^\[  PASSED  \] [0-9]+ test/  { passed += $4 }
+    /^\[  SKIPPED \] [0-9]+ test/  { skipped += $4 }
+    /^\[  FAILED  \] [0-9]+ test/  { failed += $4 }
+    /: Skipped$/ { getline reason; pending = reason }
+    /^\[  SKIPPED \] [A-Za-z_]+\.[A-Za-z_0-9\/]+ \(/ { reasons[$4] = pending }
+    END {
+      printf "%d tests passed, %d skipped, %d failed\n", passed, skipped, failed
+      for (name in reasons) printf "    skipped: %s (%s)\n", name, reasons[name]
+    }' "$1/Testing/Temporary/LastTest.log" | sort -u -k1,1 -s
+}
+
+# run_suite NAME BUILD_DIR COMMAND...: runs a ctest command, records its counts for the summary.
+run_suite() {
+  local name=$1 build=$2 stage_start=$SECONDS status=0
+  shift 2
+  "$@" || status=$?
+  summary+=("$name ($(elapsed "$stage_start")): $(gtest_counts "$build" | head -1)")
+  while IFS= read -r line; do summary+=("$line"); done < <(gtest_counts "$build" | tail -n +2)
+  if [[ $status -ne 0 ]]; then
+    summary+=("    FAILED (exit $status)")
+    failed=1
+  fi
+}
+
 scripts/install-deps.sh
-scripts/build.sh
-ctest --test-dir build --output-on-failure --parallel "$(nproc)" "$@"
+stage=$SECONDS
+scripts/build.sh -DNMT_WERROR=ON
+summary+=("build, LibTorch 1.13 (Debian), warnings as errors: $(elapsed "$stage")")
+run_suite "suite, $(build/src/nmt --version | sed -n 2p) (Debian)" build \
+  ctest --test-dir build --output-on-failure --parallel "$(nproc)" "$@"
+
 if [[ $# -eq 0 ]]; then
-  scripts/sanitize.sh
-  scripts/fuzz.sh 5
+  stage=$SECONDS
+  if scripts/sanitize.sh; then
+    summary+=("Torch-free suites under ASan + UBSan: passed ($(elapsed "$stage"))")
+  else
+    summary+=("Torch-free suites under ASan + UBSan: FAILED ($(elapsed "$stage"))")
+    failed=1
+  fi
+  stage=$SECONDS
+  if scripts/fuzz.sh 5; then
+    summary+=("fuzz targets, 5 s each: no finding ($(elapsed "$stage"))")
+  else
+    summary+=("fuzz targets, 5 s each: FINDING ($(elapsed "$stage"))")
+    failed=1
+  fi
+  if [[ ${NMT_TORCH2:-1} == 1 ]]; then
+    stage=$SECONDS
+    if NMT_TORCH2_BUILD=build-torch2 scripts/test-torch2.sh --build-only; then
+      summary+=("build, LibTorch 2.x CUDA + NCCL variant (PyPI wheel), linked: $(elapsed "$stage")")
+      summary+=("    $(build-torch2/src/nmt --version | tr '\n' ' ' | sed 's/  */ /g')")
+      run_suite "suite, $(build-torch2/src/nmt --version | sed -n 2p) (PyPI wheel, on the CPU)" build-torch2 \
+        ctest --test-dir build-torch2 --output-on-failure --parallel "$(nproc)"
+    else
+      summary+=("build, LibTorch 2.x CUDA + NCCL variant: FAILED ($(elapsed "$stage"))")
+      failed=1
+    fi
+  else
+    summary+=("suite, LibTorch 2.x: skipped (NMT_TORCH2=0)")
+  fi
 fi
+
+echo
+echo "== test summary =="
+printf '%s\n' "${summary[@]}"
+echo "total: $(elapsed "$started")"
+exit "$failed"

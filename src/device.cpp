@@ -9,6 +9,7 @@
 #endif
 
 #include <ATen/Parallel.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
 #include "nmt/error.h"
@@ -32,6 +33,10 @@ c10::Device resolve_device(const std::string& name) {
   }
   throw ConfigError("train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" +
                     name + "\"");
+}
+
+void make_current_device(const c10::Device& device) {
+  if (device.is_cuda()) c10::impl::getDeviceGuardImpl(device.type())->setDevice(device);
 }
 
 int64_t set_threads(int64_t threads) {

@@ -9,12 +9,15 @@
 #include "cli/app.h"
 #include "nmt/error.h"
 #include "nmt/memory.h"
+#include "nmt/run/build_info.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "nmt: train an encoder-decoder Transformer on sentence pairs, then translate and score.\n"
       "Start with `nmt train --config configs/quickstart.json`; every subcommand has --help."};
-  app.set_version_flag("--version", NMT_VERSION);
+  app.set_version_flag(
+      "--version", [] { return nmt::run::describe_build(NMT_VERSION); },
+      "Print nmt's version, the LibTorch it was built with and its features");
   app.require_subcommand(1);
   nmt::cli::GlobalOptions global;
   nmt::cli::add_global_options(app, global);

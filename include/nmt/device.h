@@ -12,6 +12,10 @@ namespace nmt {
 // "cpu", "cuda", "cuda:N" or "auto" (the first CUDA device when one is usable, else the CPU).
 c10::Device resolve_device(const std::string& name);
 
+// Makes a CUDA device the process's current one (where unqualified CUDA calls, streams and
+// synchronisations go); nothing for the CPU. Each rank of a job calls it for its own GPU.
+void make_current_device(const c10::Device& device);
+
 // Sets LibTorch's intra-op (and OpenMP/BLAS) threads; 0 means one per hardware thread. Returns
 // the number set.
 int64_t set_threads(int64_t threads);

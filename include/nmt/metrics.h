@@ -51,10 +51,10 @@ struct EpochRecord {
   int64_t target_tokens = 0;  // real target tokens trained on so far
   bool is_best = false;       // best.pt was written
   double validation_seconds = 0.0;
-  std::optional<double> valid_loss;  // absent without a validation split, or with valid_every
-  std::optional<double> valid_ppl;
-  std::optional<double> valid_bleu;  // absent when validation does not translate
-  std::optional<double> valid_chrf;
+  std::optional<double> valid_loss{};  // absent without a validation split, or with valid_every
+  std::optional<double> valid_ppl{};
+  std::optional<double> valid_bleu{};  // absent when validation does not translate
+  std::optional<double> valid_chrf{};
   double time = 0.0;
 };
 
@@ -67,8 +67,8 @@ struct ValidRecord {
   double validation_seconds = 0.0;
   double valid_loss = 0.0;
   double valid_ppl = 0.0;
-  std::optional<double> valid_bleu;
-  std::optional<double> valid_chrf;
+  std::optional<double> valid_bleu{};
+  std::optional<double> valid_chrf{};
   double time = 0.0;
 };
 
@@ -88,10 +88,10 @@ struct EndRecord {
   int64_t epoch = 0;
   int64_t step = 0;
   double train_seconds = 0.0;
-  std::optional<double> best_valid_loss;   // with best_metric "loss"
-  std::optional<std::string> best_metric;  // "loss", "bleu" or "chrf"
-  std::optional<double> best_score;        // of best.pt, in best_metric
-  std::optional<double> best_step;         // the step best.pt was saved at
+  std::optional<double> best_valid_loss{};   // with best_metric "loss"
+  std::optional<std::string> best_metric{};  // "loss", "bleu" or "chrf"
+  std::optional<double> best_score{};        // of best.pt, in best_metric
+  std::optional<double> best_step{};         // the step best.pt was saved at
   double time = 0.0;
 };
 

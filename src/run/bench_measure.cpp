@@ -31,7 +31,7 @@ double measure_gemm_peak(const c10::Device& device, model::WeightForm form) {
     multiply = [&] { int8(a); };
   }
   auto sync = [&] {
-    if (device.is_cuda()) torch::cuda::synchronize();
+    if (device.is_cuda()) torch::cuda::synchronize(device.index());
   };
   c10::InferenceMode inference;
   for (int i = 0; i < 3; ++i) multiply();

@@ -59,8 +59,9 @@ double seconds_since(Clock::time_point start) {
 
 enum class MeasurePhases : bool { kNo, kYes };
 
-// Trains `count` updates starting at update `first` of epoch 0's plan (repeated when short). With
-// ranks, an update is one batch per rank, their gradients summed as in training.
+// Trains `count` updates starting at update `first` of epoch 0's plan (from its start again when
+// it runs out), through the trainer's own update path: this rank's micro-batches (ranks x
+// train.update_freq per update), the agreement on the update's tokens, the summed gradients.
 Totals run_steps(train::Trainer& trainer,
                  const Config& config,
                  int64_t target_vocab,
@@ -69,41 +70,35 @@ Totals run_steps(train::Trainer& trainer,
                  MeasurePhases measure,
                  train::Communicator* communicator) {
   Totals totals;
-  const bool is_cuda = trainer.model()->parameters().front().is_cuda();
+  const c10::Device device = trainer.model()->parameters().front().device();
   const data::BatchPlan plan = trainer.epoch_plan(0);
-  const int64_t ranks = communicator ? communicator->world_size() : 1;
-  const int64_t rank = communicator ? communicator->rank() : 0;
+  const int64_t per_update = trainer.batches_per_update();
+  const int64_t updates_in_plan =
+      std::max<int64_t>(1, static_cast<int64_t>(plan.size()) / per_update);
   const double collectives_before = communicator ? communicator->collective_seconds() : 0.0;
   const auto start = Clock::now();
   for (int64_t i = 0; i < count; ++i) {
-    const int64_t index = ((first + i) * ranks + rank) % static_cast<int64_t>(plan.size());
-    const auto collate_start = Clock::now();
-    const data::Batch batch =
-        data::collate(trainer.train_pairs(), plan[static_cast<std::size_t>(index)]);
-    const double collate_seconds = seconds_since(collate_start);
-    int64_t update_tokens = batch.target_tokens;
-    if (communicator) {
-      at::Tensor tokens = at::full({1}, update_tokens, at::kLong);
-      if (is_cuda) tokens = tokens.to(trainer.model()->parameters().front().device());
-      communicator->sum({tokens}, "the update's token count");
-      update_tokens = tokens.item<int64_t>();
-    }
+    const int64_t batch = ((first + i) % updates_in_plan) * per_update;
+    const train::UpdateBatches update = trainer.update_batches(plan, batch, false);
     const train::StepResult step =
-        trainer.train_update({batch}, update_tokens, measure == MeasurePhases::kYes);
-    totals.phases.data += collate_seconds + step.times.data;
+        trainer.train_update(update.mine, update.tokens, measure == MeasurePhases::kYes);
+    totals.phases.data += update.collate_seconds + step.times.data;
     totals.phases.forward += step.times.forward;
     totals.phases.backward += step.times.backward;
     totals.phases.optimizer += step.times.optimizer;
-    totals.sentences += batch.source.size(0);
-    totals.source_tokens += batch.source_tokens;
-    totals.target_tokens += batch.target_tokens;
-    totals.padded_target_tokens += batch.padded_target_tokens;
-    const StepShape shape{batch.source.size(0), batch.source.size(1), batch.target_in.size(1),
-                          batch.source_tokens, batch.target_tokens};
-    totals.model_flops += training_flops(config.model, target_vocab, shape, /*padded=*/false);
-    totals.computed_flops += training_flops(config.model, target_vocab, shape, /*padded=*/true);
+    for (const data::Batch& micro_batch : update.mine) {
+      totals.sentences += micro_batch.source.size(0);
+      totals.source_tokens += micro_batch.source_tokens;
+      totals.target_tokens += micro_batch.target_tokens;
+      totals.padded_target_tokens += micro_batch.padded_target_tokens;
+      const StepShape shape{micro_batch.source.size(0), micro_batch.source.size(1),
+                            micro_batch.target_in.size(1), micro_batch.source_tokens,
+                            micro_batch.target_tokens};
+      totals.model_flops += training_flops(config.model, target_vocab, shape, /*padded=*/false);
+      totals.computed_flops += training_flops(config.model, target_vocab, shape, /*padded=*/true);
+    }
   }
-  if (is_cuda) torch::cuda::synchronize();
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
   totals.seconds = seconds_since(start);
   if (communicator)
     totals.collective_seconds = communicator->collective_seconds() - collectives_before;
@@ -165,12 +160,15 @@ nlohmann::json result_json(const Config& config,
 // the step spent in collectives and, given one rank's speed alone, the scaling efficiency.
 void add_distribution(nlohmann::json& result,
                       train::Communicator& communicator,
+                      const c10::Device& device,
                       const Totals& totals,
                       int64_t steps,
                       double baseline_tokens_per_s) {
-  at::Tensor all = at::full({1}, static_cast<double>(totals.target_tokens), at::kDouble);
+  // On the ranks' device: NCCL takes only CUDA tensors.
+  at::Tensor all = at::full({1}, totals.target_tokens, at::TensorOptions(at::kLong).device(device));
   communicator.sum({all}, "the ranks' token counts");
-  const double total_per_s = all.item<double>() / totals.seconds;
+  all = all.cpu();
+  const double total_per_s = static_cast<double>(all.item<int64_t>()) / totals.seconds;
   const double ranks = communicator.world_size();
   result["rank"] = communicator.rank();
   result["ranks"] = communicator.world_size();
@@ -281,7 +279,8 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
   nlohmann::json result =
       result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
   if (communicator) {
-    add_distribution(result, *communicator, totals, options.steps, options.baseline_tokens_per_s);
+    add_distribution(result, *communicator, device, totals, options.steps,
+                     options.baseline_tokens_per_s);
   }
   return result;
 }

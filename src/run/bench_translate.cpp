@@ -27,7 +27,7 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
       {sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(warmup)}, decoding);
   const auto start = std::chrono::steady_clock::now();
   const decode::TranslationReport report = translator.translate_cleaned(sources, decoding);
-  if (run.device.is_cuda()) torch::cuda::synchronize();
+  if (run.device.is_cuda()) torch::cuda::synchronize(run.device.index());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double sentences = static_cast<double>(options.sentences);

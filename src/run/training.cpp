@@ -214,6 +214,7 @@ std::shared_ptr<train::Communicator> join_job(const Config& config) {
   if (!placement) return nullptr;
   if (!placement->is_leader()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for all
   const c10::Device device = rank_device(config, *placement);
+  make_current_device(device);
   auto communicator =
       std::make_shared<train::Communicator>(*placement, config.train.distributed, device);
   spdlog::info("distributed: {} ranks ({}), rendezvous at {}:{}", placement->world_size,

@@ -40,6 +40,22 @@ bool is_loopback(const std::string& address) {
 
 }  // namespace
 
+bool has_gloo() {
+#ifdef USE_C10D_GLOO
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool has_nccl() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
 Backend resolve_backend(Backend requested, const c10::Device& device) {
   if (requested != Backend::kAuto) return requested;
   return device.is_cuda() ? Backend::kNccl : Backend::kGloo;

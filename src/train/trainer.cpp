@@ -170,6 +170,33 @@ std::vector<int64_t> Trainer::rank_batches(int64_t first, int64_t batches) const
   return mine;
 }
 
+int64_t Trainer::batches_per_update() const { return world_size() * setup_.options.update_freq; }
+
+UpdateBatches Trainer::update_batches(const data::BatchPlan& plan,
+                                      int64_t first,
+                                      bool stop_requested) {
+  UpdateBatches update;
+  const auto start = Clock::now();
+  for (const int64_t index : rank_batches(first, static_cast<int64_t>(plan.size()))) {
+    update.mine.push_back(data::collate(train_, plan[static_cast<std::size_t>(index)]));
+    update.tokens += update.mine.back().target_tokens;
+  }
+  update.collate_seconds = seconds_since(start);
+  update.is_stop_requested = stop_requested;
+  if (setup_.communicator) {
+    // One small all-reduce: the update's tokens on all ranks, and whether any rank was told to
+    // stop (a signal reaches one rank or all; either way they stop at the same update).
+    at::Tensor shared =
+        at::tensor({update.tokens, static_cast<int64_t>(stop_requested)}, at::kLong);
+    if (setup_.device.is_cuda()) shared = shared.to(setup_.device);
+    setup_.communicator->sum({shared}, "the update's token count");
+    shared = shared.cpu();
+    update.tokens = shared[0].item<int64_t>();
+    update.is_stop_requested = shared[1].item<int64_t>() > 0;
+  }
+  return update;
+}
+
 bool Trainer::uses_bf16() const {
   return train::uses_bf16(setup_.options.precision, setup_.device.is_cuda());
 }
@@ -196,7 +223,7 @@ StepResult Trainer::train_update(const std::vector<data::Batch>& micro_batches,
   const bool is_cuda = setup_.device.is_cuda();
   auto mark = [&](double& slot, Clock::time_point& since) {
     if (!measure_phases) return;
-    if (is_cuda) torch::cuda::synchronize();
+    if (is_cuda) torch::cuda::synchronize(setup_.device.index());
     const auto now = Clock::now();
     slot += std::chrono::duration<double>(now - since).count();
     since = now;
@@ -492,35 +519,20 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
   const TrainOptions& options = setup_.options;
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
-  const int64_t per_update = world_size() * options.update_freq;
+  const int64_t per_update = batches_per_update();
   const auto updates_for = [&](int64_t count) { return (count + per_update - 1) / per_update; };
   LossWindow epoch(setup_.device);
   LossWindow window(setup_.device);
   double last_loss = 0.0;
   for (int64_t b = progress_.batch; b < batches; b += per_update) {
     const auto start = Clock::now();
-    std::vector<data::Batch> mine;
-    int64_t tokens = 0;
-    for (const int64_t index : rank_batches(b, batches)) {
-      mine.push_back(data::collate(train_, plan[static_cast<std::size_t>(index)]));
-      tokens += mine.back().target_tokens;
-    }
-    bool stop_now = stop_requested.load();
-    if (setup_.communicator) {
-      // One small all-reduce: the update's tokens on all ranks, and whether any rank was told to
-      // stop (a signal reaches one rank or all; either way they stop at the same update).
-      at::Tensor shared = at::tensor({tokens, static_cast<int64_t>(stop_now)}, at::kLong);
-      if (setup_.device.is_cuda()) shared = shared.to(setup_.device);
-      setup_.communicator->sum({shared}, "the update's token count");
-      shared = shared.cpu();
-      tokens = shared[0].item<int64_t>();
-      stop_now = shared[1].item<int64_t>() > 0;
-    }
-    if (std::optional<TrainStop> stop = check_stop(stop_now)) {
+    const UpdateBatches update = update_batches(plan, b, stop_requested.load());
+    if (std::optional<TrainStop> stop = check_stop(update.is_stop_requested)) {
       session.display.clear();
       return {0.0, std::move(stop)};
     }
-    const StepResult step = train_update(mine, tokens);
+    const int64_t tokens = update.tokens;
+    const StepResult step = train_update(update.mine, tokens);
     ++progress_.step;
     progress_.batch = std::min(b + per_update, batches);
     progress_.target_tokens += tokens;

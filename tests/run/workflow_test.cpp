@@ -279,6 +279,18 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
             std::string::npos);
 }
 
+// The benchmark trains through the trainer's own update path: with update_freq 2 an update takes
+// two batches of the plan, so 3 updates cover exactly the tokens of 6 updates of one batch.
+TEST_F(WorkflowTest, BenchTrainTimesTheUpdatesTrainingRuns) {
+  Config config = load_config(run().config());
+  config.train.update_freq = 1;
+  const nlohmann::json single = bench_train(config, {6, 0});
+  config.train.update_freq = 2;
+  const nlohmann::json doubled = bench_train(config, {3, 0});
+  EXPECT_NEAR(doubled["tgt_tokens_per_step"].get<double>() * 3,
+              single["tgt_tokens_per_step"].get<double>() * 6, 1e-6);
+}
+
 TEST(TrainingTest, ExitStatusOfEveryStopReason) {
   EXPECT_EQ(exit_status(train::StopReason::kFinished), 0);
   EXPECT_EQ(exit_status(train::StopReason::kEarlyStopped), 0);

@@ -23,6 +23,10 @@ namespace nmt::train {
 // Gloo for CPU ranks, NCCL for CUDA ranks, unless options name one.
 Backend resolve_backend(Backend requested, const c10::Device& device);
 
+// Whether this build has c10d's Gloo process group (CPU ranks) and NCCL process group (CUDA ranks).
+bool has_gloo();
+bool has_nccl();
+
 class Communicator {
  public:
   // Blocks until every rank has joined (or the timeout passes).

@@ -40,11 +40,11 @@ struct TrainerSetup {
   bool is_terminal = false;  // draw a status line instead of log lines
   // The job's other ranks (data-parallel training), or null for a single process. Rank 0 alone
   // validates and writes checkpoints and metrics; every rank trains its share of each update.
-  std::shared_ptr<Communicator> communicator;
+  std::shared_ptr<Communicator> communicator{};
   // Translates the validation sources with the model and scores them. Decoding and BLEU live
   // above the trainer (run/), which sets this when train.valid_bleu_sentences > 0; unset,
   // validation measures the loss only.
-  std::function<TranslationScores(model::Transformer&)> score_translations;
+  std::function<TranslationScores(model::Transformer&)> score_translations{};
 };
 
 enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged };
@@ -77,6 +77,14 @@ struct StepResult {
   StepTimes times;
 };
 
+// This rank's share of one update of an epoch's plan, and what every rank agreed on.
+struct UpdateBatches {
+  std::vector<data::Batch> mine;   // this rank's micro-batches (update_freq at most; maybe none)
+  int64_t tokens = 0;              // real target tokens of the whole update, all ranks
+  bool is_stop_requested = false;  // some rank was asked to stop
+  double collate_seconds = 0.0;    // collating this rank's batches
+};
+
 struct TrainingSession;  // what one run() carries between epochs (trainer.cpp)
 struct EpochOutcome;     // an epoch's mean loss, or why it stopped (trainer.cpp)
 
@@ -104,6 +112,12 @@ class Trainer {
   StepResult train_update(const std::vector<data::Batch>& micro_batches,
                           int64_t update_tokens,
                           bool measure_phases = false);
+  // The update that starts at batch `first` of plan: this rank's micro-batches, collated, and the
+  // agreement of all ranks on its tokens and on stopping (one small all-reduce with ranks), as
+  // training does it. Batches per update: ranks x train.update_freq.
+  UpdateBatches update_batches(const data::BatchPlan& plan, int64_t first, bool stop_requested);
+  // Batches of the plan one update covers: ranks x update_freq.
+  int64_t batches_per_update() const;
   // Loss of the validation pairs (model in eval mode, no gradients).
   ValidationResult validate();
   // The batches of an epoch (0-based).
