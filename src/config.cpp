@@ -350,6 +350,8 @@ void config_fields(Fields& f, Config& c) {
   f("top_p", c.decode.top_p);
   f("seed", c.decode.seed);
   f("batch_size", c.decode.batch_size, IntKind::kPositive);
+  f("translators", c.decode.translators, IntKind::kNonNegative);
+  f("threads", c.decode.threads, IntKind::kPositive);
   f("precision", c.decode.precision, kDecodePrecisions);
 }
 

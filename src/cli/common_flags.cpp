@@ -24,6 +24,9 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<int64_t>("--max-len", "decode.max_len",
                      "Output tokens at most (0 = 2 x source length + 10)");
   flags.add<int64_t>("--batch-size", "decode.batch_size", "Sentences decoded together");
+  flags.add<int64_t>("--translators", "decode.translators",
+                     "CPU: batches decoded side by side (0 = CPU threads / --decode-threads)");
+  flags.add<int64_t>("--decode-threads", "decode.threads", "CPU: threads of each translator");
   flags.add<std::string>(
       "--precision", "decode.precision",
       "Matrix products in fp32, bf16 or int8; auto: int8 on CPUs with AVX512-VNNI");

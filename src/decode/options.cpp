@@ -24,6 +24,8 @@ void SearchOptions::validate() const {
     throw ConfigError("top_p: expected a number in (0, 1], got " + format_number(top_p));
   }
   check::positive("batch_size", batch_size);
+  check::non_negative("translators", translators);
+  check::positive("threads", threads);
   if (strategy == Strategy::kBeam && n_best > beam_size) {
     throw ConfigError("n_best: expected at most beam_size (" + std::to_string(beam_size) +
                       "), got " + std::to_string(n_best));

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <thread>
 
@@ -56,6 +57,23 @@ Translator::Translator(std::vector<model::Transformer> models,
   if (models_.empty()) throw ConfigError("translator: needs at least one model");
 }
 
+Translator::~Translator() {
+  if (!prepared_form_ || *prepared_form_ == model::WeightForm::kFp32) return;
+  for (model::Transformer& model : models_) model->set_inference_form(model::WeightForm::kFp32);
+}
+
+void Translator::prepare(model::WeightForm form) {
+  if (prepared_form_ == form) return;
+  cpu_decoders_.clear();
+  c10::InferenceMode inference;
+  for (model::Transformer& model : models_) {
+    model->eval();
+    model->set_inference_form(form);
+    if (device_.is_cpu()) cpu_decoders_.push_back(std::make_unique<model::CpuDecoder>(*model));
+  }
+  prepared_form_ = form;
+}
+
 TranslationReport Translator::translate(const std::vector<std::string>& sentences,
                                         const SearchOptions& options) {
   std::vector<std::string> cleaned;
@@ -65,24 +83,6 @@ TranslationReport Translator::translate(const std::vector<std::string>& sentence
 }
 
 namespace {
-
-// The model's matrix products in a decoding format for the scope's lifetime, fp32 again after,
-// so that nothing else (a validation loss, training) sees the copies.
-class WeightFormScope {
- public:
-  WeightFormScope(model::Transformer& model, model::WeightForm form) : model_(model), form_(form) {
-    if (form_ != model::WeightForm::kFp32) model_->set_inference_form(form_);
-  }
-  ~WeightFormScope() {
-    if (form_ != model::WeightForm::kFp32) model_->set_inference_form(model::WeightForm::kFp32);
-  }
-  WeightFormScope(const WeightFormScope&) = delete;
-  WeightFormScope& operator=(const WeightFormScope&) = delete;
-
- private:
-  model::Transformer& model_;
-  model::WeightForm form_;
-};
 
 using BatchHypotheses = std::vector<std::vector<Hypothesis>>;
 using Batches = std::vector<std::vector<std::size_t>>;
@@ -110,16 +110,18 @@ class ThreadCountScope {
   int previous_;
 };
 
-// On the CPU, batches are decoded by as many worker threads as LibTorch has intra-op threads,
-// each running its operations on a single thread. A decoding step is hundreds of small operations;
-// two threads sharing each of them leave a core idle much of the time, two batches side by side
-// do not (README, CPU). The batches' results do not depend on which worker decodes them.
+// On the CPU, batches are decoded by `translators` worker threads side by side, each running its
+// operations on `threads` threads. A decoding step is many small operations; two threads sharing
+// each of them leave a core idle much of the time, two batches side by side do not (README, CPU).
+// The batches' results do not depend on which worker decodes them.
 template <class Decode>
 std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
                                                 const Decode& decode,
-                                                const Batches& batches) {
-  const auto workers =
-      std::min<std::size_t>(static_cast<std::size_t>(at::get_num_threads()), count);
+                                                const Batches& batches,
+                                                std::size_t translators,
+                                                int threads) {
+  const std::size_t workers = std::min(translators, count);
+  const ThreadCountScope caller_threads(threads);
   if (workers <= 1) return decode_in_order(count, decode, batches);
   std::vector<BatchHypotheses> results(count);
   std::vector<std::exception_ptr> errors(workers);
@@ -127,19 +129,17 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
   const auto work = [&](std::size_t worker) {
     c10::InferenceMode inference;  // thread-local, like the grad mode
     try {
+      at::set_num_threads(threads);  // this thread's OpenMP team, for oneDNN and OpenBLAS too
       for (std::size_t b = next++; b < count; b = next++) results[b] = decode(batches[b]);
     } catch (...) {
       errors[worker] = std::current_exception();
       next = count;
     }
   };
-  {
-    const ThreadCountScope one_thread_each(1);
-    std::vector<std::thread> pool;
-    for (std::size_t worker = 1; worker < workers; ++worker) pool.emplace_back(work, worker);
-    work(0);
-    for (std::thread& thread : pool) thread.join();
-  }
+  std::vector<std::thread> pool;
+  for (std::size_t worker = 1; worker < workers; ++worker) pool.emplace_back(work, worker);
+  work(0);
+  for (std::thread& thread : pool) thread.join();
   for (const std::exception_ptr& error : errors) {
     if (error) std::rethrow_exception(error);
   }
@@ -173,10 +173,14 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
   const auto search = make_search(options);
   c10::InferenceMode inference;
   const model::WeightForm weight_form = decoding_form(options.precision, device_);
-  std::vector<std::unique_ptr<WeightFormScope>> forms;
-  for (model::Transformer& model : models_) {
-    model->eval();
-    forms.push_back(std::make_unique<WeightFormScope>(model, weight_form));
+  std::shared_lock<std::shared_mutex> decoding(prepare_mutex_);
+  while (prepared_form_ != weight_form) {
+    decoding.unlock();
+    {
+      const std::unique_lock<std::shared_mutex> preparing(prepare_mutex_);
+      prepare(weight_form);
+    }
+    decoding.lock();
   }
   TranslationReport report;
   report.results.resize(cleaned.size());
@@ -200,8 +204,17 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
   std::stable_sort(order.begin(), order.end(), [&encoded](std::size_t a, std::size_t b) {
     return encoded[a].size() > encoded[b].size();
   });
+  // Enough batches for every translator, when there are enough sentences.
+  const std::size_t translators =
+      device_.is_cpu() ? static_cast<std::size_t>(
+                             options.translators > 0
+                                 ? options.translators
+                                 : std::max<int64_t>(1, at::get_num_threads() / options.threads))
+                       : 1;
   std::vector<std::vector<std::size_t>> batches;
-  const auto batch_size = static_cast<std::size_t>(options.batch_size);
+  const auto batch_size =
+      std::max<std::size_t>(1, std::min(static_cast<std::size_t>(options.batch_size),
+                                        (order.size() + translators - 1) / translators));
   for (std::size_t start = 0; start < order.size(); start += batch_size) {
     batches.emplace_back(
         order.begin() + static_cast<std::ptrdiff_t>(start),
@@ -216,7 +229,10 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
   const auto decode_batch = [&](const std::vector<std::size_t>& batch) {
     std::vector<int64_t> lengths;
     for (const std::size_t i : batch) lengths.push_back(static_cast<int64_t>(encoded[i].size()));
-    std::vector<TransformerStepModel> members(models_.begin(), models_.end());
+    std::vector<TransformerStepModel> members;
+    for (std::size_t m = 0; m < models_.size(); ++m) {
+      members.emplace_back(models_[m], cpu_decoders_.empty() ? nullptr : cpu_decoders_[m].get());
+    }
     std::vector<StepModel*> member_pointers;
     for (TransformerStepModel& member : members) member_pointers.push_back(&member);
     EnsembleStepModel ensemble(member_pointers);
@@ -230,7 +246,8 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
     return hypotheses;
   };
   const std::vector<std::vector<std::vector<Hypothesis>>> hypotheses =
-      device_.is_cpu() ? decode_in_parallel(batches.size(), decode_batch, batches)
+      device_.is_cpu() ? decode_in_parallel(batches.size(), decode_batch, batches, translators,
+                                            static_cast<int>(options.threads))
                        : decode_in_order(batches.size(), decode_batch, batches);
   report.source_positions = source_positions;
   report.step_rows = step_rows;

@@ -75,39 +75,45 @@ Int8Matrix quantize_rows(const at::Tensor& weight) {
   return matrix;
 }
 
-at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::Tensor& bias) {
+void int8_gemm(const float* x,
+               int64_t m,
+               const Int8Matrix& weight,
+               const float* bias,
+               float* y,
+               Int8Scratch& scratch) {
   TORCH_CHECK(has_int8_matmul(), "int8 inference needs oneDNN: rebuild nmt with libdnnl-dev");
-  TORCH_CHECK(x.dim() == 2 && x.size(1) == weight.cols, "int8_linear: expected input [M, ",
-              weight.cols, "], got ", x.sizes());
-  const at::Tensor input = x.to(at::kFloat).contiguous();
-  const int64_t m = input.size(0);
   const int64_t k = weight.cols;
   const int64_t n = weight.rows;
-  std::vector<int8_t> quantized(static_cast<std::size_t>(m * k));
-  std::vector<float> row_scales(static_cast<std::size_t>(m));
-  const float* in = input.data_ptr<float>();
+  scratch.quantized.resize(static_cast<std::size_t>(m * k));
+  scratch.row_scales.resize(static_cast<std::size_t>(m));
+  scratch.sums.resize(static_cast<std::size_t>(m * n));
   for (int64_t i = 0; i < m; ++i) {
-    row_scales[static_cast<std::size_t>(i)] = quantize_row(in + i * k, k, quantized.data() + i * k);
+    scratch.row_scales[static_cast<std::size_t>(i)] =
+        quantize_row(x + i * k, k, scratch.quantized.data() + i * k);
   }
-  at::Tensor sums = at::empty({m, n}, at::kInt);
 #ifdef NMT_WITH_DNNL
   const int32_t no_offset = 0;
   const dnnl_status_t status =
-      dnnl_gemm_s8s8s32('N', 'T', 'F', m, n, k, 1.0f, quantized.data(), k, 0, weight.values.data(),
-                        k, 0, 0.0f, sums.data_ptr<int32_t>(), n, &no_offset);
+      dnnl_gemm_s8s8s32('N', 'T', 'F', m, n, k, 1.0f, scratch.quantized.data(), k, 0,
+                        weight.values.data(), k, 0, 0.0f, scratch.sums.data(), n, &no_offset);
   TORCH_CHECK(status == dnnl_success, "oneDNN int8 GEMM failed with status ", status);
 #endif
-  at::Tensor y = at::empty({m, n}, at::kFloat);
+  for (int64_t i = 0; i < m; ++i) {
+    dequantize_row(scratch.sums.data() + i * n, n, scratch.row_scales[static_cast<std::size_t>(i)],
+                   weight.scales.data(), bias, y + i * n);
+  }
+}
+
+at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::Tensor& bias) {
+  TORCH_CHECK(x.dim() == 2 && x.size(1) == weight.cols, "int8_linear: expected input [M, ",
+              weight.cols, "], got ", x.sizes());
+  const at::Tensor input = x.to(at::kFloat).contiguous();
   const at::Tensor bias_float = bias.defined() ? bias.to(at::kFloat).contiguous() : at::Tensor();
-  const float* bias_data = bias_float.defined() ? bias_float.data_ptr<float>() : nullptr;
-  const int32_t* sums_data = sums.data_ptr<int32_t>();
-  float* out = y.data_ptr<float>();
-  at::parallel_for(0, m, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      dequantize_row(sums_data + i * n, n, row_scales[static_cast<std::size_t>(i)],
-                     weight.scales.data(), bias_data, out + i * n);
-    }
-  });
+  at::Tensor y = at::empty({input.size(0), weight.rows}, at::kFloat);
+  Int8Scratch scratch;
+  int8_gemm(input.data_ptr<float>(), input.size(0), weight,
+            bias_float.defined() ? bias_float.data_ptr<float>() : nullptr, y.data_ptr<float>(),
+            scratch);
   return y;
 }
 

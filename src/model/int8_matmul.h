@@ -25,6 +25,22 @@ bool has_int8_matmul();
 
 Int8Matrix quantize_rows(const at::Tensor& weight);
 
+// Buffers int8_gemm reuses from one call to the next.
+struct Int8Scratch {
+  std::vector<int8_t> quantized;
+  std::vector<float> row_scales;
+  std::vector<int32_t> sums;
+};
+
+// y [m, weight.rows] = x [m, weight.cols] W^T + bias (bias may be null), row-major floats, on the
+// calling thread (oneDNN's own threads follow the caller's OpenMP setting).
+void int8_gemm(const float* x,
+               int64_t m,
+               const Int8Matrix& weight,
+               const float* bias,
+               float* y,
+               Int8Scratch& scratch);
+
 // x [M, cols] float -> x W^T + bias [M, rows] float (bias may be undefined).
 at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::Tensor& bias);
 

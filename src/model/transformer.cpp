@@ -236,6 +236,18 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
   return project(decode(target, memory, padding_mask(source)));
 }
 
+const torch::Tensor& TransformerImpl::output_weight() const {
+  return options_.tie_embeddings ? target_embedding_->weight : output_->weight;
+}
+
+const torch::Tensor& TransformerImpl::output_bias() const {
+  return options_.tie_embeddings ? output_bias_ : output_->bias;
+}
+
+const InferenceWeight& TransformerImpl::output_inference() const {
+  return options_.tie_embeddings ? tied_output_ : output_->inference();
+}
+
 void TransformerImpl::set_inference_form(WeightForm form) {
   for (const auto& module : modules(/*include_self=*/false)) {
     if (auto* linear = module->as<LinearImpl>()) linear->set_inference_form(form);

@@ -100,10 +100,12 @@ TEST(TranslatorTest, UnknownWordsAndOverlongInputsDoNotFail) {
 }
 
 // Batches decoded side by side by several worker threads give exactly the results of one thread
-// decoding them in order, and every precision leaves the model in fp32 afterwards.
+// decoding them in order, and once the translator is gone, whatever precisions it decoded in, the
+// model computes in fp32 as before.
 TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) {
   auto model = testing::tiny_model(model::NormPosition::kPre, 12, 2);
-  Translator translator(model, words(), text::CleanMode::kNotebook, torch::kCPU);
+  auto translator =
+      std::make_unique<Translator>(model, words(), text::CleanMode::kNotebook, torch::kCPU);
   const std::vector<std::string> inputs = {"a b c d", "h g f", "b", "c d e f g", "e", "d c"};
   const auto source = torch::tensor({{4, 5, 6}}, torch::kLong);
   const auto before = model->forward(source, source);
@@ -114,9 +116,9 @@ TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) 
     options.precision = Precision::kFp32;
     const int threads = at::get_num_threads();
     at::set_num_threads(1);
-    const TranslationReport in_order = translator.translate(inputs, options);
+    const TranslationReport in_order = translator->translate(inputs, options);
     at::set_num_threads(2);
-    const TranslationReport side_by_side = translator.translate(inputs, options);
+    const TranslationReport side_by_side = translator->translate(inputs, options);
     EXPECT_EQ(at::get_num_threads(), 2) << "the thread count is restored";
     at::set_num_threads(threads);
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -129,10 +131,44 @@ TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) 
         continue;
       }
       options.precision = precision;
-      EXPECT_EQ(translator.translate(inputs, options).results.size(), inputs.size());
+      EXPECT_EQ(translator->translate(inputs, options).results.size(), inputs.size());
     }
   }
+  translator.reset();
   EXPECT_TRUE(torch::equal(model->forward(source, source), before));
+}
+
+// Training and decoding share one model definition: searches through the CPU decoder give the
+// hypotheses of the model's own LibTorch step, in fp32 and int8 (bf16 rounds the two paths' inputs
+// apart; CpuDecoderTest compares its logits).
+TEST(TranslatorTest, TheCpuDecoderSearchesAsTheModelsOwnStep) {
+  auto model = testing::tiny_model(model::NormPosition::kPre, 12, 5);
+  torch::manual_seed(9);
+  const auto source = torch::randint(4, 12, {6, 7}, torch::kLong);
+  const std::vector<int64_t> lengths(6, 7);
+  GreedySearch greedy(12);
+  BeamSearch beam(3, 1.0, 3, 12);
+  c10::InferenceMode inference;
+  for (const model::WeightForm form : {model::WeightForm::kFp32, model::WeightForm::kInt8}) {
+    if (form == model::WeightForm::kInt8 && !model::has_int8_inference()) continue;
+    model->set_inference_form(form);
+    const model::CpuDecoder decoder(*model);
+    for (const SearchStrategy* search :
+         {static_cast<const SearchStrategy*>(&greedy), static_cast<const SearchStrategy*>(&beam)}) {
+      TransformerStepModel libtorch_step(model);
+      TransformerStepModel cpu_step(model, &decoder);
+      const auto a = search->search(libtorch_step, source, lengths);
+      const auto b = search->search(cpu_step, source, lengths);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].size(), b[i].size());
+        for (std::size_t n = 0; n < a[i].size(); ++n) {
+          EXPECT_EQ(a[i][n].ids, b[i][n].ids) << "form " << static_cast<int>(form);
+          EXPECT_NEAR(a[i][n].score, b[i][n].score, 1e-3);
+        }
+      }
+    }
+  }
+  model->set_inference_form(model::WeightForm::kFp32);
 }
 
 // A member that always proposes the same logits.

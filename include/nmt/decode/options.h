@@ -24,6 +24,8 @@ struct SearchOptions {
   double top_p = 1.0;           // sampling: keep the smallest set with this much probability
   uint64_t seed = 23;           // sampling generator seed
   int64_t batch_size = 64;      // sentences decoded together
+  int64_t translators = 0;      // CPU: batches decoded side by side; 0 = CPU threads / threads
+  int64_t threads = 1;          // CPU: threads of each translator (its encoder and matrix products)
   Precision precision =
       Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
 

@@ -2,16 +2,27 @@
 // detokenisation, results back in input order. An empty (or all-blank) input gives an empty
 // translation without running the model; inputs longer than max_input_tokens are cut to that many
 // tokens (counted in the report) so that a pathological line cannot exhaust memory.
+//
+// On the CPU, options.translators batches are decoded side by side, each on options.threads
+// threads, by model::CpuDecoder (the fast decoder step); elsewhere batches are decoded in turn by
+// the model's LibTorch step. The models' weights are put into the decoding precision's form the
+// first time it is asked for and kept in it until another precision is asked for or the translator
+// is destroyed (then the models are back in fp32 form), so that many small calls (a server's) do
+// not convert them again each time. translate() may be called from several threads at once.
 // Runs under torch::InferenceMode. Never logs; throws ConfigError for invalid options.
 #pragma once
 
 #include <c10/core/Device.h>
 
+#include <memory>
+#include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "nmt/decode/options.h"
 #include "nmt/decode/search.h"
+#include "nmt/model/cpu_decoder.h"
 #include "nmt/model/transformer.h"
 #include "nmt/text/tokenizer.h"
 
@@ -50,6 +61,9 @@ class Translator {
              text::TokenizerPair tokenizers,
              text::CleanMode clean,
              c10::Device device);
+  ~Translator();
+  Translator(const Translator&) = delete;
+  Translator& operator=(const Translator&) = delete;
 
   // Translates raw sentences (they are cleaned like the training data first).
   TranslationReport translate(const std::vector<std::string>& sentences,
@@ -59,10 +73,17 @@ class Translator {
                                       const SearchOptions& options);
 
  private:
+  // Puts the models into `form` (and builds their CPU decoders) unless they are in it already.
+  // Called with prepare_mutex_ held exclusively.
+  void prepare(model::WeightForm form);
+
   std::vector<model::Transformer> models_;
   text::TokenizerPair tokenizers_;
   text::CleanMode clean_;
   c10::Device device_;
+  std::shared_mutex prepare_mutex_;  // shared while decoding, exclusive while preparing a form
+  std::optional<model::WeightForm> prepared_form_;
+  std::vector<std::unique_ptr<model::CpuDecoder>> cpu_decoders_;  // one per model, on the CPU
 };
 
 }  // namespace nmt::decode

@@ -31,6 +31,11 @@ class InferenceWeight {
   WeightForm form() const { return form_; }
   // x W^T + b in the prepared form; requires form() != kFp32.
   torch::Tensor apply(const torch::Tensor& x) const;
+  // The prepared copies, for decoders that multiply on raw arrays (cpu_decoder.h): the int8 matrix
+  // (kInt8), the bf16 weight and bias (kBf16), the fp32 bias (kInt8).
+  const std::shared_ptr<const Int8Matrix>& int8_matrix() const { return int8_; }
+  const torch::Tensor& weight() const { return weight_; }
+  const torch::Tensor& bias() const { return bias_; }
 
  private:
   WeightForm form_ = WeightForm::kFp32;
@@ -46,6 +51,7 @@ class LinearImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
   // The form used outside training; kFp32 drops any other form's copies.
   void set_inference_form(WeightForm form);
+  const InferenceWeight& inference() const { return inference_; }
 
   torch::Tensor weight;  // [out, in]
   torch::Tensor bias;    // [out]

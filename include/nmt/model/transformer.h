@@ -143,6 +143,12 @@ class TransformerImpl : public torch::nn::Module {
   // several threads decoding with one model must reserve first, so that none of them writes it.
   void reserve_positions(int64_t count, const torch::Device& device);
 
+  // The output projection [V, D] and its bias [V] (the target embedding and output_bias when the
+  // embeddings are tied), and its inference form.
+  const torch::Tensor& output_weight() const;
+  const torch::Tensor& output_bias() const;
+  const InferenceWeight& output_inference() const;
+
   const TransformerOptions& options() const { return options_; }
   int64_t source_vocab() const { return source_vocab_; }
   int64_t target_vocab() const { return target_vocab_; }

@@ -1,0 +1,344 @@
+#include "nmt/model/cpu_decoder.h"
+
+#include <ATen/ATen.h>
+#include <torch/nn/modules/normalization.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "model/cpu_kernels.h"
+#include "model/int8_matmul.h"
+
+namespace nmt::model {
+namespace {
+
+// One linear layer in the form the model decodes with.
+struct DecoderLinear {
+  WeightForm form = WeightForm::kFp32;
+  int64_t in = 0;
+  int64_t out = 0;
+  at::Tensor weight;  // [out, in]: fp32, or bf16 for kBf16
+  at::Tensor bias;    // [out]: fp32, or bf16 for kBf16
+  std::shared_ptr<const Int8Matrix> int8;
+
+  DecoderLinear() = default;
+  DecoderLinear(const at::Tensor& fp32_weight,
+                const at::Tensor& fp32_bias,
+                const InferenceWeight& inference)
+      : form(inference.form()), in(fp32_weight.size(1)), out(fp32_weight.size(0)) {
+    switch (form) {
+      case WeightForm::kFp32:
+        weight = fp32_weight.detach();
+        bias = fp32_bias.detach();
+        break;
+      case WeightForm::kBf16:
+        weight = inference.weight();
+        bias = inference.bias();
+        break;
+      case WeightForm::kInt8:
+        int8 = inference.int8_matrix();
+        bias = inference.bias();
+        break;
+    }
+  }
+
+  // y [m, out] = x [m, in] W^T + b.
+  void apply(const float* x, int64_t m, float* y, Int8Scratch& scratch) const {
+    at::Tensor input = at::from_blob(const_cast<float*>(x), {m, in});
+    at::Tensor output = at::from_blob(y, {m, out});
+    switch (form) {
+      case WeightForm::kFp32:
+        at::addmm_out(output, bias, input, weight.t());  // at::linear's own call for 2-d inputs
+        break;
+      case WeightForm::kBf16:
+        output.copy_(at::linear(input.to(at::kBFloat16), weight, bias));
+        break;
+      case WeightForm::kInt8:
+        int8_gemm(x, m, *int8, bias.data_ptr<float>(), y, scratch);
+        break;
+    }
+  }
+};
+
+struct Norm {
+  at::Tensor gamma;
+  at::Tensor beta;
+  float eps = 1e-5f;
+
+  // y [rows, n] = LayerNorm(x).
+  void apply(const float* x, int64_t rows, float* y) const {
+    cpu::layer_norm(x, rows, gamma.size(0), gamma.data_ptr<float>(), beta.data_ptr<float>(), eps,
+                    y);
+  }
+};
+
+// Positions precomputed for outputs of up to twice the longest input nmt accepts.
+constexpr int64_t kPrecomputedPositions = 2 * 1024 + 16;
+
+}  // namespace
+
+struct CpuDecoder::Weights {
+  struct Layer {
+    DecoderLinear self_qkv;     // [3D, D]: queries, keys, values
+    DecoderLinear self_out;     // [D, D]
+    DecoderLinear cross_query;  // [D, D]
+    DecoderLinear cross_kv;     // [2D, D]: keys, values of the encoder output
+    DecoderLinear cross_out;    // [D, D]
+    DecoderLinear expand;       // [F, D]
+    DecoderLinear contract;     // [D, F]
+    Norm norm1, norm2, norm3;
+  };
+
+  int64_t d_model = 0;
+  int64_t heads = 0;
+  int64_t vocab = 0;
+  int64_t ff_width = 0;
+  bool is_pre_norm = false;
+  float embedding_scale = 1.0f;
+  at::Tensor embedding;  // [V, D] target embedding
+  at::Tensor positions;  // [kPrecomputedPositions, D]
+  std::vector<Layer> layers;
+  Norm final_norm;  // pre-norm only
+  DecoderLinear output;
+};
+
+struct CpuDecoderState::Buffers {
+  struct LayerCache {
+    std::vector<float> keys;    // [rows, capacity, D]
+    std::vector<float> values;  // [rows, capacity, D]
+    std::vector<float> memory;  // [sentences, source_length, 2D]: keys, then values, per position
+  };
+
+  int64_t rows = 0;
+  int64_t capacity = 0;  // positions the self-attention caches hold per row
+  int64_t position = 0;  // the next target position
+  int64_t d_model = 0;
+  int64_t source_length = 0;          // padded positions of every sentence's memory
+  std::vector<int64_t> row_sentence;  // the sentence each row translates
+  std::vector<int64_t> sentence_lengths;
+  std::vector<LayerCache> layers;
+  std::vector<float> spare;  // the next cache while rows are reordered or the capacity grows
+  std::vector<float> x, normed, projections, attended, sublayer, hidden, scores;
+  Int8Scratch int8;
+
+  // Copies `count` floats of each kept row's cache into a cache of new_capacity positions per row.
+  void regather(std::vector<float>& cache,
+                const std::vector<int64_t>& kept,
+                int64_t new_capacity,
+                int64_t count) {
+    spare.resize(
+        static_cast<std::size_t>(static_cast<int64_t>(kept.size()) * new_capacity * d_model));
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const float* from = cache.data() + kept[i] * capacity * d_model;
+      std::copy(from, from + count,
+                spare.data() + static_cast<int64_t>(i) * new_capacity * d_model);
+    }
+    cache.swap(spare);
+  }
+
+  // Reorders (and keeps only) the rows `kept`, with room for new_capacity positions.
+  void rearrange(const std::vector<int64_t>& kept, int64_t new_capacity) {
+    for (LayerCache& layer : layers) {
+      regather(layer.keys, kept, new_capacity, position * d_model);
+      regather(layer.values, kept, new_capacity, position * d_model);
+    }
+    std::vector<int64_t> sentences;
+    sentences.reserve(kept.size());
+    for (const int64_t row : kept) sentences.push_back(row_sentence[static_cast<std::size_t>(row)]);
+    row_sentence = std::move(sentences);
+    rows = static_cast<int64_t>(kept.size());
+    capacity = new_capacity;
+  }
+};
+
+CpuDecoderState::CpuDecoderState() : buffers_(std::make_unique<Buffers>()) {}
+CpuDecoderState::~CpuDecoderState() = default;
+CpuDecoderState::CpuDecoderState(CpuDecoderState&&) noexcept = default;
+CpuDecoderState& CpuDecoderState::operator=(CpuDecoderState&&) noexcept = default;
+
+int64_t CpuDecoderState::rows() const { return buffers_->rows; }
+
+void CpuDecoderState::keep_rows(const at::Tensor& rows) {
+  const at::Tensor indices = rows.to(at::kLong).contiguous().cpu();
+  const int64_t* data = indices.data_ptr<int64_t>();
+  std::vector<int64_t> kept(data, data + indices.numel());
+  for (const int64_t row : kept) {
+    TORCH_CHECK(row >= 0 && row < buffers_->rows, "keep_rows: row ", row, " of ", buffers_->rows);
+  }
+  buffers_->rearrange(kept, buffers_->capacity);
+}
+
+CpuDecoder::CpuDecoder(TransformerImpl& model) {
+  auto weights = std::make_unique<Weights>();
+  const TransformerOptions& options = model.options();
+  weights->d_model = options.d_model;
+  weights->heads = options.heads;
+  weights->vocab = model.target_vocab();
+  weights->ff_width = options.ff_mult * options.d_model;
+  weights->is_pre_norm = options.norm == NormPosition::kPre;
+  weights->embedding_scale =
+      options.scale_embeddings ? static_cast<float>(std::sqrt(static_cast<double>(options.d_model)))
+                               : 1.0f;
+  // Modules by their stable names (the checkpoint keys).
+  const auto modules = model.named_modules();
+  const auto parameters = model.named_parameters();
+  const auto module = [&](const std::string& name) {
+    const auto* found = modules.find(name);
+    TORCH_CHECK(found, "CpuDecoder: the model has no module ", name);
+    return *found;
+  };
+  const auto linear = [&](const std::string& name) {
+    const auto* layer = module(name)->as<LinearImpl>();
+    TORCH_CHECK(layer, "CpuDecoder: ", name, " is not a linear layer");
+    TORCH_CHECK(layer->weight.device().is_cpu(), "CpuDecoder: the model must be on the CPU");
+    return DecoderLinear(layer->weight, layer->bias, layer->inference());
+  };
+  const auto norm = [&](const std::string& name) {
+    const auto* layer = module(name)->as<torch::nn::LayerNormImpl>();
+    TORCH_CHECK(layer, "CpuDecoder: ", name, " is not a layer norm");
+    return Norm{layer->weight.detach(), layer->bias.detach(),
+                static_cast<float>(layer->options.eps())};
+  };
+  weights->embedding =
+      parameters[options.share_embeddings ? "source_embedding.weight" : "target_embedding.weight"]
+          .detach();
+  weights->positions =
+      sinusoidal_positions(0, kPrecomputedPositions, options.d_model, at::kCPU).contiguous();
+  for (int64_t i = 0; i < options.layers; ++i) {
+    const std::string prefix = "decoder." + std::to_string(i) + ".";
+    weights->layers.push_back(
+        {linear(prefix + "self_attention.in_proj"), linear(prefix + "self_attention.out_proj"),
+         linear(prefix + "cross_attention.in_proj"), linear(prefix + "cross_attention.kv_proj"),
+         linear(prefix + "cross_attention.out_proj"), linear(prefix + "feed_forward.expand"),
+         linear(prefix + "feed_forward.contract"), norm(prefix + "norm1"), norm(prefix + "norm2"),
+         norm(prefix + "norm3")});
+  }
+  if (weights->is_pre_norm) weights->final_norm = norm("decoder_norm");
+  weights->output =
+      DecoderLinear(model.output_weight(), model.output_bias(), model.output_inference());
+  weights_ = std::move(weights);
+}
+
+CpuDecoder::~CpuDecoder() = default;
+
+CpuDecoderState CpuDecoder::start(const at::Tensor& memory,
+                                  const std::vector<int64_t>& lengths) const {
+  TORCH_CHECK(memory.dim() == 3 && memory.size(2) == weights_->d_model,
+              "CpuDecoder: memory must be [B, S, ", weights_->d_model, "], got ", memory.sizes());
+  TORCH_CHECK(static_cast<int64_t>(lengths.size()) == memory.size(0),
+              "CpuDecoder: ", lengths.size(), " lengths for ", memory.size(0), " sentences");
+  const at::Tensor encoded = memory.to(at::kFloat).contiguous();
+  CpuDecoderState state;
+  CpuDecoderState::Buffers& buffers = *state.buffers_;
+  buffers.rows = memory.size(0);
+  buffers.d_model = weights_->d_model;
+  buffers.source_length = memory.size(1);
+  buffers.sentence_lengths = lengths;
+  buffers.row_sentence.resize(static_cast<std::size_t>(buffers.rows));
+  for (int64_t r = 0; r < buffers.rows; ++r) buffers.row_sentence[static_cast<std::size_t>(r)] = r;
+  buffers.layers.resize(weights_->layers.size());
+  const int64_t positions = memory.size(0) * memory.size(1);
+  for (std::size_t i = 0; i < weights_->layers.size(); ++i) {
+    std::vector<float>& kv = buffers.layers[i].memory;
+    kv.resize(static_cast<std::size_t>(positions * 2 * weights_->d_model));
+    weights_->layers[i].cross_kv.apply(encoded.data_ptr<float>(), positions, kv.data(),
+                                       buffers.int8);
+  }
+  return state;
+}
+
+at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) const {
+  CpuDecoderState::Buffers& b = *state.buffers_;
+  const Weights& w = *weights_;
+  const int64_t rows = b.rows;
+  const int64_t d = w.d_model;
+  const int64_t head_dim = d / w.heads;
+  TORCH_CHECK(last_ids.numel() == rows, "CpuDecoder: ", last_ids.numel(), " ids for ", rows,
+              " rows");
+  if (b.position == b.capacity) {
+    std::vector<int64_t> all(static_cast<std::size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) all[static_cast<std::size_t>(r)] = r;
+    b.rearrange(all, std::max<int64_t>(16, 2 * b.capacity));
+  }
+  const auto size = [](int64_t count) { return static_cast<std::size_t>(count); };
+  b.x.resize(size(rows * d));
+  b.normed.resize(size(rows * d));
+  b.projections.resize(size(rows * 3 * d));
+  b.attended.resize(size(rows * d));
+  b.sublayer.resize(size(rows * d));
+  b.hidden.resize(size(rows * w.ff_width));
+  b.scores.resize(size(std::max(b.position + 1, b.source_length)));
+
+  // Embeddings of the last tokens at this position.
+  const at::Tensor ids = last_ids.to(at::kLong).contiguous().cpu();
+  const at::Tensor position_row =
+      b.position < kPrecomputedPositions
+          ? w.positions[b.position]
+          : sinusoidal_positions(b.position, 1, d, at::kCPU).contiguous()[0];
+  const float* position = position_row.data_ptr<float>();
+  const float* embedding = w.embedding.data_ptr<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t id = ids.data_ptr<int64_t>()[r];
+    TORCH_CHECK(id >= 0 && id < w.vocab, "CpuDecoder: token id ", id, " outside the vocabulary");
+    const float* row = embedding + id * d;
+    float* x = b.x.data() + r * d;
+    for (int64_t i = 0; i < d; ++i) x[i] = row[i] * w.embedding_scale + position[i];
+  }
+
+  // x = x + sublayer(norm(x)) (pre-norm) or x = norm(x + sublayer(x)) (post-norm).
+  const auto sublayer_input = [&](const Norm& norm) -> const float* {
+    if (!w.is_pre_norm) return b.x.data();
+    norm.apply(b.x.data(), rows, b.normed.data());
+    return b.normed.data();
+  };
+  const auto add_residual = [&](const Norm& norm) {
+    cpu::add(b.x.data(), b.sublayer.data(), rows * d);
+    if (!w.is_pre_norm) norm.apply(b.x.data(), rows, b.x.data());
+  };
+  const int64_t t = b.position;
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    const Weights::Layer& layer = w.layers[l];
+    CpuDecoderState::Buffers::LayerCache& cache = b.layers[l];
+    // Self-attention over this row's positions so far, this one appended to the cache.
+    layer.self_qkv.apply(sublayer_input(layer.norm1), rows, b.projections.data(), b.int8);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* qkv = b.projections.data() + r * 3 * d;
+      float* keys = cache.keys.data() + r * b.capacity * d;
+      float* values = cache.values.data() + r * b.capacity * d;
+      std::copy(qkv + d, qkv + 2 * d, keys + t * d);
+      std::copy(qkv + 2 * d, qkv + 3 * d, values + t * d);
+      cpu::attend(qkv, keys, values, t + 1, d, w.heads, head_dim, b.scores.data(),
+                  b.attended.data() + r * d);
+    }
+    layer.self_out.apply(b.attended.data(), rows, b.sublayer.data(), b.int8);
+    add_residual(layer.norm1);
+    // Cross-attention over the real positions of the row's sentence.
+    layer.cross_query.apply(sublayer_input(layer.norm2), rows, b.projections.data(), b.int8);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t sentence = b.row_sentence[static_cast<std::size_t>(r)];
+      const float* memory = cache.memory.data() + sentence * b.source_length * 2 * d;
+      cpu::attend(b.projections.data() + r * d, memory, memory + d,
+                  b.sentence_lengths[static_cast<std::size_t>(sentence)], 2 * d, w.heads, head_dim,
+                  b.scores.data(), b.attended.data() + r * d);
+    }
+    layer.cross_out.apply(b.attended.data(), rows, b.sublayer.data(), b.int8);
+    add_residual(layer.norm2);
+    // Feed-forward.
+    layer.expand.apply(sublayer_input(layer.norm3), rows, b.hidden.data(), b.int8);
+    cpu::relu(b.hidden.data(), rows * w.ff_width);
+    layer.contract.apply(b.hidden.data(), rows, b.sublayer.data(), b.int8);
+    add_residual(layer.norm3);
+  }
+  ++b.position;
+  const float* final_states = b.x.data();
+  if (w.is_pre_norm) {
+    w.final_norm.apply(b.x.data(), rows, b.normed.data());
+    final_states = b.normed.data();
+  }
+  at::Tensor logits = at::empty({rows, w.vocab}, at::kFloat);
+  w.output.apply(final_states, rows, logits.data_ptr<float>(), b.int8);
+  return logits;
+}
+
+}  // namespace nmt::model

@@ -1,0 +1,94 @@
+#include "model/cpu_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nmt::model::cpu {
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define NMT_VECTOR_CLONES
+#endif
+
+// The reductions are vectorised (`omp simd`, compiled with -fopenmp-simd): their sums are in a
+// different order than a scalar loop's, as in any vectorised kernel.
+NMT_VECTOR_CLONES float dot(const float* a, const float* b, int64_t n) {
+  float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+// y[i] += a * x[i]
+NMT_VECTOR_CLONES void axpy(float a, const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+}  // namespace
+
+NMT_VECTOR_CLONES void layer_norm(const float* x,
+                                  int64_t rows,
+                                  int64_t n,
+                                  const float* gamma,
+                                  const float* beta,
+                                  float eps,
+                                  float* y) {
+  const float inverse_n = 1.0f / static_cast<float>(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* in = x + r * n;
+    float* out = y + r * n;
+    float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += in[i];
+    const float mean = sum * inverse_n;
+    float squares = 0.0f;
+#pragma omp simd reduction(+ : squares)
+    for (int64_t i = 0; i < n; ++i) squares += (in[i] - mean) * (in[i] - mean);
+    const float inverse_deviation = 1.0f / std::sqrt(squares * inverse_n + eps);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = (in[i] - mean) * inverse_deviation * gamma[i] + beta[i];
+  }
+}
+
+NMT_VECTOR_CLONES void add(float* x, const float* y, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] += y[i];
+}
+
+NMT_VECTOR_CLONES void relu(float* x, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] = std::max(x[i], 0.0f);
+}
+
+void attend(const float* query,
+            const float* keys,
+            const float* values,
+            int64_t length,
+            int64_t stride,
+            int64_t heads,
+            int64_t head_dim,
+            float* scores,
+            float* out) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  for (int64_t h = 0; h < heads; ++h) {
+    const int64_t offset = h * head_dim;
+    float largest = -INFINITY;
+    for (int64_t j = 0; j < length; ++j) {
+      scores[j] = dot(query + offset, keys + j * stride + offset, head_dim) * scale;
+      largest = std::max(largest, scores[j]);
+    }
+    float total = 0.0f;
+    for (int64_t j = 0; j < length; ++j) {
+      scores[j] = std::exp(scores[j] - largest);
+      total += scores[j];
+    }
+    float* head_out = out + offset;
+    std::fill(head_out, head_out + head_dim, 0.0f);
+    const float inverse_total = 1.0f / total;
+    for (int64_t j = 0; j < length; ++j) {
+      axpy(scores[j] * inverse_total, values + j * stride + offset, head_out, head_dim);
+    }
+  }
+}
+
+}  // namespace nmt::model::cpu
