@@ -1,12 +1,11 @@
 // nmt export: a trained run as a model directory of another inference engine (CTranslate2).
-#include "nmt/export/ctranslate2.h"
-
 #include <spdlog/spdlog.h>
 
 #include <memory>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"
+#include "nmt/export/ctranslate2.h"
 
 namespace nmt::cli {
 namespace {
@@ -36,14 +35,13 @@ Command add_export(CLI::App& app) {
                     "Replace the model an earlier export wrote to --out");
   command
       ->add_option("--max-positions", args->options.max_positions,
-                   "Rows of the position tables: the longest source or output CTranslate2 can "
-                   "take, plus one")
+                   "Rows of the position tables: the longest source, and the most output tokens, "
+                   "CTranslate2 can then take")
       ->capture_default_str();
   command->footer(
       "Example:\n"
       "  nmt export --format ctranslate2 --model runs/latest --out ct2-model\n"
-      "  python3 -c 'import ctranslate2; t = ctranslate2.Translator(\"ct2-model\"); "
-      "print(t.translate_batch([[\"i\", \"am\", \"hungry\", \".\"]]))'");
+      "then ctranslate2.Translator(\"ct2-model\") in Python; docs/export.md has the details.");
   return {command, [args] {
             const exporter::ExportReport report =
                 exporter::export_ctranslate2(args->model, args->out_dir, args->options);

@@ -45,8 +45,10 @@ const std::map<std::string, std::string> kDecoderLayer = {
     {"norm3", "ffn/layer_norm"},
 };
 const std::map<std::string, std::string> kTopLevel = {
-    {"source_embedding", "encoder/embeddings_0"}, {"target_embedding", "decoder/embeddings"},
-    {"encoder_norm", "encoder/layer_norm"},       {"decoder_norm", "decoder/layer_norm"},
+    {"source_embedding", "encoder/embeddings_0"},
+    {"target_embedding", "decoder/embeddings"},
+    {"encoder_norm", "encoder/layer_norm"},
+    {"decoder_norm", "decoder/layer_norm"},
     {"output", "decoder/projection"},
 };
 
@@ -76,7 +78,8 @@ std::string ct2_name(const std::string& parameter) {
   const std::string scope = ct2_scope(parameter.substr(0, dot));
   const std::string leaf = parameter.substr(dot + 1);
   if (scope.empty() || (leaf != "weight" && leaf != "bias")) return "";
-  const bool is_norm = scope.size() >= 10 && scope.compare(scope.size() - 10, 10, "layer_norm") == 0;
+  const bool is_norm =
+      scope.size() >= 10 && scope.compare(scope.size() - 10, 10, "layer_norm") == 0;
   if (is_norm) return scope + (leaf == "weight" ? "/gamma" : "/beta");
   return scope + "/" + leaf;
 }
@@ -119,8 +122,8 @@ void add_scalars(const model::TransformerOptions& options, std::vector<Ct2Variab
   variables.push_back(Ct2Variable::int8_scalar("encoder/multi_query_attention", 0));
   variables.push_back(Ct2Variable::int16_scalar("decoder/alignment_layer", -1));
   variables.push_back(Ct2Variable::int16_scalar("decoder/alignment_heads", 1));
-  for (const char* flag : {"alibi", "alibi_use_positive_positions", "scale_alibi",
-                           "start_from_zero_embedding"}) {
+  for (const char* flag :
+       {"alibi", "alibi_use_positive_positions", "scale_alibi", "start_from_zero_embedding"}) {
     variables.push_back(Ct2Variable::int8_scalar(std::string("decoder/") + flag, 0));
   }
 }
@@ -134,9 +137,9 @@ void check_options(const Ctranslate2Options& options) {
 
 // Files an export writes: the only ones --force may replace.
 bool is_export_file(const std::string& name) {
-  for (const char* file : {"model.bin", "config.json", "shared_vocabulary.json",
-                           "source_vocabulary.json", "target_vocabulary.json", "spm.model",
-                           "spm.src.model", "spm.tgt.model"}) {
+  for (const char* file :
+       {"model.bin", "config.json", "shared_vocabulary.json", "source_vocabulary.json",
+        "target_vocabulary.json", "spm.model", "spm.src.model", "spm.tgt.model"}) {
     if (name == file) return true;
   }
   return false;
@@ -244,12 +247,12 @@ std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& mod
   const std::string target_embedding =
       options.share_embeddings ? "source_embedding.weight" : "target_embedding.weight";
   if (options.share_embeddings) {
-    variables.push_back(to_variable("decoder/embeddings/weight",
-                                    parameter(model, target_embedding), target_embedding));
+    variables.push_back(to_variable("decoder/embeddings/weight", parameter(model, target_embedding),
+                                    target_embedding));
   }
   if (options.tie_embeddings) {
-    variables.push_back(to_variable("decoder/projection/weight",
-                                    parameter(model, target_embedding), target_embedding));
+    variables.push_back(to_variable("decoder/projection/weight", parameter(model, target_embedding),
+                                    target_embedding));
   }
   // nmt adds position p's encoding to the token at position p, counting from 0 in the encoder and
   // from <SOS> in the decoder; CTranslate2 adds row p of this table to the same tokens.
@@ -269,8 +272,9 @@ nlohmann::json transformer_config(const model::TransformerImpl& model) {
     const auto* norm = module->as<torch::nn::LayerNormImpl>();
     if (norm == nullptr) continue;
     if (!std::isnan(epsilon) && norm->options.eps() != epsilon) {
-      throw Error("cannot export: the model's layer norms use different epsilons, CTranslate2 "
-                  "takes one (layer_norm_epsilon)");
+      throw Error(
+          "cannot export: the model's layer norms use different epsilons, CTranslate2 "
+          "takes one (layer_norm_epsilon)");
     }
     epsilon = norm->options.eps();
   }
@@ -299,8 +303,8 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
       static_cast<int64_t>(target.size()) != model.target_vocab()) {
     throw Error("cannot export: the vocabularies (" + std::to_string(source.size()) + ", " +
                 std::to_string(target.size()) + " tokens) do not fit the model's embeddings (" +
-                std::to_string(model.source_vocab()) + ", " +
-                std::to_string(model.target_vocab()) + ")");
+                std::to_string(model.source_vocab()) + ", " + std::to_string(model.target_vocab()) +
+                ")");
   }
 
   std::vector<Ct2Variable> variables = transformer_variables(model, options.max_positions);

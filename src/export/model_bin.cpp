@@ -40,8 +40,7 @@ class Writer {
 
 void check_fits(const Ct2Variable& variable) {
   constexpr auto kMaxU32 = std::numeric_limits<uint32_t>::max();
-  if (variable.name.empty() ||
-      variable.name.size() >= std::numeric_limits<uint16_t>::max()) {
+  if (variable.name.empty() || variable.name.size() >= std::numeric_limits<uint16_t>::max()) {
     throw Error("model.bin: variable name '" + variable.name.substr(0, 80) +
                 "' must have 1 to 65,534 bytes");
   }

@@ -33,7 +33,8 @@ model::TransformerOptions one_layer(model::NormPosition norm) {
 }
 
 // Every parameter random, so that only weights that really are one share a name in model.bin.
-model::Transformer make_model(const model::TransformerOptions& options, int64_t source_vocab,
+model::Transformer make_model(const model::TransformerOptions& options,
+                              int64_t source_vocab,
                               int64_t target_vocab) {
   torch::manual_seed(11);
   model::Transformer model(options, source_vocab, target_vocab);
@@ -69,8 +70,10 @@ std::string bytes_of(const torch::Tensor& tensor) {
 
 class Ctranslate2ExportTest : public ::testing::Test {
  protected:
-  ExportReport export_to(const model::Transformer& model, const text::TokenizerPair& tokenizers,
-                         const std::string& name, Ctranslate2Options options = {}) {
+  ExportReport export_to(const model::Transformer& model,
+                         const text::TokenizerPair& tokenizers,
+                         const std::string& name,
+                         Ctranslate2Options options = {}) {
     options.max_positions = 8;
     return write_ctranslate2(*model, tokenizers, text::TextOptions{}, scratch_.file(name), options);
   }
@@ -81,10 +84,9 @@ class Ctranslate2ExportTest : public ::testing::Test {
 TEST_F(Ctranslate2ExportTest, APostNormModelHasTransformerSpecsNames) {
   const auto model = make_model(one_layer(model::NormPosition::kPost), 12, 10);
   export_to(model, two_vocabularies(), "out");
-  std::vector<std::string> expected = {"decoder/activation", "decoder/alibi",
-                                       "decoder/alibi_use_positive_positions",
-                                       "decoder/alignment_heads", "decoder/alignment_layer",
-                                       "decoder/embeddings/weight"};
+  std::vector<std::string> expected = {
+      "decoder/activation",      "decoder/alibi",           "decoder/alibi_use_positive_positions",
+      "decoder/alignment_heads", "decoder/alignment_layer", "decoder/embeddings/weight"};
   for (const std::string sublayer : {"attention", "ffn", "self_attention"}) {
     expected.push_back("decoder/layer_0/" + sublayer + "/layer_norm/beta");
     expected.push_back("decoder/layer_0/" + sublayer + "/layer_norm/gamma");
@@ -95,11 +97,12 @@ TEST_F(Ctranslate2ExportTest, APostNormModelHasTransformerSpecsNames) {
                          "/weight");
     }
   }
-  expected.insert(expected.end(),
-                  {"decoder/num_heads", "decoder/position_encodings/encodings", "decoder/pre_norm",
-                   "decoder/projection/bias", "decoder/projection/weight", "decoder/scale_alibi",
-                   "decoder/scale_embeddings", "decoder/start_from_zero_embedding",
-                   "encoder/activation", "encoder/embeddings_0/weight", "encoder/embeddings_merge"});
+  expected.insert(
+      expected.end(),
+      {"decoder/num_heads", "decoder/position_encodings/encodings", "decoder/pre_norm",
+       "decoder/projection/bias", "decoder/projection/weight", "decoder/scale_alibi",
+       "decoder/scale_embeddings", "decoder/start_from_zero_embedding", "encoder/activation",
+       "encoder/embeddings_0/weight", "encoder/embeddings_merge"});
   for (const std::string sublayer : {"ffn", "self_attention"}) {
     expected.push_back("encoder/layer_0/" + sublayer + "/layer_norm/beta");
     expected.push_back("encoder/layer_0/" + sublayer + "/layer_norm/gamma");
@@ -109,10 +112,9 @@ TEST_F(Ctranslate2ExportTest, APostNormModelHasTransformerSpecsNames) {
                          "/weight");
     }
   }
-  expected.insert(expected.end(),
-                  {"encoder/multi_query_attention", "encoder/num_heads",
-                   "encoder/position_encodings/encodings", "encoder/pre_norm",
-                   "encoder/scale_embeddings"});
+  expected.insert(expected.end(), {"encoder/multi_query_attention", "encoder/num_heads",
+                                   "encoder/position_encodings/encodings", "encoder/pre_norm",
+                                   "encoder/scale_embeddings"});
   const auto exported = read_exported(scratch_.file("out"));
   EXPECT_EQ(exported.spec, "TransformerSpec");
   EXPECT_EQ(exported.revision, 7u);
@@ -172,14 +174,14 @@ TEST_F(Ctranslate2ExportTest, WeightsKeepNmtsLayoutAndValues) {
 TEST_F(Ctranslate2ExportTest, PositionTablesAreNmtsInterleavedSinusoidsFromPositionZero) {
   const auto model = make_model(one_layer(model::NormPosition::kPost), 12, 10);
   export_to(model, two_vocabularies(), "out");
-  const auto& table = read_exported(scratch_.file("out")).variable(
-      "decoder/position_encodings/encodings");
+  const auto& table =
+      read_exported(scratch_.file("out")).variable("decoder/position_encodings/encodings");
   ASSERT_EQ(table.shape, (std::vector<int64_t>{8, 16}));
   for (std::size_t column = 0; column < 16; ++column) {
     EXPECT_EQ(table.f32(column), column % 2 == 0 ? 0.0f : 1.0f) << column;  // sin 0, cos 0
   }
-  EXPECT_NEAR(table.f32(16), std::sin(1.0), 1e-6);                           // row 1: sin(1)
-  EXPECT_NEAR(table.f32(17), std::cos(1.0), 1e-6);                           // cos(1)
+  EXPECT_NEAR(table.f32(16), std::sin(1.0), 1e-6);  // row 1: sin(1)
+  EXPECT_NEAR(table.f32(17), std::cos(1.0), 1e-6);  // cos(1)
   EXPECT_NEAR(table.f32(18), std::sin(1.0 / std::pow(10000.0, 2.0 / 16)), 1e-6);
   EXPECT_NEAR(table.f32(7 * 16 + 15), std::cos(7.0 / std::pow(10000.0, 14.0 / 16)), 1e-6);
   EXPECT_EQ(table.bytes, bytes_of(model::sinusoidal_positions(0, 8, 16, torch::kCPU)));
@@ -191,13 +193,20 @@ TEST_F(Ctranslate2ExportTest, ScalarsDescribeTheArchitecture) {
   export_to(make_model(options, 12, 10), two_vocabularies(), "out");
   const auto exported = read_exported(scratch_.file("out"));
   const std::vector<std::tuple<std::string, int, int64_t>> expected = {
-      {"encoder/num_heads", 2, 4},          {"decoder/num_heads", 2, 4},
-      {"encoder/pre_norm", 1, 0},           {"decoder/pre_norm", 1, 0},
-      {"encoder/scale_embeddings", 1, 1},   {"decoder/scale_embeddings", 1, 1},
-      {"encoder/activation", 1, 0},         {"decoder/activation", 1, 0},
-      {"encoder/embeddings_merge", 1, 0},   {"encoder/multi_query_attention", 1, 0},
-      {"decoder/alignment_layer", 2, -1},   {"decoder/alignment_heads", 2, 1},
-      {"decoder/alibi", 1, 0},              {"decoder/start_from_zero_embedding", 1, 0},
+      {"encoder/num_heads", 2, 4},
+      {"decoder/num_heads", 2, 4},
+      {"encoder/pre_norm", 1, 0},
+      {"decoder/pre_norm", 1, 0},
+      {"encoder/scale_embeddings", 1, 1},
+      {"decoder/scale_embeddings", 1, 1},
+      {"encoder/activation", 1, 0},
+      {"decoder/activation", 1, 0},
+      {"encoder/embeddings_merge", 1, 0},
+      {"encoder/multi_query_attention", 1, 0},
+      {"decoder/alignment_layer", 2, -1},
+      {"decoder/alignment_heads", 2, 1},
+      {"decoder/alibi", 1, 0},
+      {"decoder/start_from_zero_embedding", 1, 0},
   };
   for (const auto& [name, type, value] : expected) {
     const auto& variable = exported.variable(name);
@@ -225,8 +234,8 @@ TEST_F(Ctranslate2ExportTest, SharedAndTiedEmbeddingsAreStoredOnce) {
             bytes_of(params["source_embedding.weight"]));
   EXPECT_EQ(exported.variable("decoder/projection/bias").bytes, bytes_of(params["output_bias"]));
   EXPECT_EQ(report.model_bin.aliases, 3);
-  EXPECT_EQ(report.files, (std::vector<std::string>{"model.bin", "config.json",
-                                                    "shared_vocabulary.json"}));
+  EXPECT_EQ(report.files,
+            (std::vector<std::string>{"model.bin", "config.json", "shared_vocabulary.json"}));
   EXPECT_FALSE(fs::exists(scratch_.file("out/source_vocabulary.json")));
 }
 
@@ -234,9 +243,9 @@ TEST_F(Ctranslate2ExportTest, ConfigNamesNmtsSpecialTokensAndVocabulariesListEve
   const auto model = make_model(one_layer(model::NormPosition::kPost), 12, 10);
   const ExportReport report = export_to(model, two_vocabularies(), "out/");
   EXPECT_EQ(report.out_dir, scratch_.file("out"));
-  EXPECT_EQ(report.files, (std::vector<std::string>{"model.bin", "config.json",
-                                                    "source_vocabulary.json",
-                                                    "target_vocabulary.json"}));
+  EXPECT_EQ(report.files,
+            (std::vector<std::string>{"model.bin", "config.json", "source_vocabulary.json",
+                                      "target_vocabulary.json"}));
   EXPECT_EQ(testing::read_file(scratch_.file("out/config.json")),
             "{\n"
             "  \"add_source_bos\": false,\n"
@@ -250,11 +259,11 @@ TEST_F(Ctranslate2ExportTest, ConfigNamesNmtsSpecialTokensAndVocabulariesListEve
             "}\n");
   const auto target =
       nlohmann::json::parse(testing::read_file(scratch_.file("out/target_vocabulary.json")));
-  EXPECT_EQ(target, nlohmann::json({"<PAD>", "<SOS>", "<EOS>", "<UNK>", "x", "y", "z", "w", "v",
-                                    "u"}));
-  EXPECT_EQ(nlohmann::json::parse(testing::read_file(scratch_.file("out/source_vocabulary.json")))
-                .size(),
-            12u);
+  EXPECT_EQ(target,
+            nlohmann::json({"<PAD>", "<SOS>", "<EOS>", "<UNK>", "x", "y", "z", "w", "v", "u"}));
+  EXPECT_EQ(
+      nlohmann::json::parse(testing::read_file(scratch_.file("out/source_vocabulary.json"))).size(),
+      12u);
   EXPECT_FALSE(fs::exists(scratch_.file("out.tmp")));
   int64_t parameters = 0;
   for (const auto& parameter : model->parameters()) parameters += parameter.numel();

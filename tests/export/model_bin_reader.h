@@ -36,7 +36,7 @@ struct ReadModelBin {
   uint32_t version = 0;
   std::string spec;
   uint32_t revision = 0;
-  std::vector<ReadVariable> variables;                    // in file order
+  std::vector<ReadVariable> variables;                       // in file order
   std::vector<std::pair<std::string, std::string>> aliases;  // alias -> target, in file order
 
   const ReadVariable& variable(const std::string& name) const {
@@ -111,6 +111,8 @@ class ModelBinReader {
   std::size_t position_ = 0;
 };
 
-inline ReadModelBin read_model_bin(const std::string& bytes) { return ModelBinReader(bytes).read(); }
+inline ReadModelBin read_model_bin(const std::string& bytes) {
+  return ModelBinReader(bytes).read();
+}
 
 }  // namespace nmt::testing

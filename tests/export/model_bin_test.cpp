@@ -12,34 +12,33 @@ namespace {
 
 std::string write(std::vector<Ct2Variable> variables, ModelBinSummary* summary = nullptr) {
   std::string bytes;
-  const ModelBinSummary written =
-      write_model_bin("TransformerSpec", 7, std::move(variables),
-                      [&bytes](const void* data, std::size_t size) {
-                        bytes.append(static_cast<const char*>(data), size);
-                      });
+  const ModelBinSummary written = write_model_bin(
+      "TransformerSpec", 7, std::move(variables), [&bytes](const void* data, std::size_t size) {
+        bytes.append(static_cast<const char*>(data), size);
+      });
   if (summary) *summary = written;
   return bytes;
 }
 
 TEST(ModelBinTest, HeaderIsVersion6TheSpecNameAndItsRevisionLittleEndian) {
   const std::string bytes = write({});
-  const std::string expected("\x06\x00\x00\x00"   // binary version 6
-                             "\x10\x00"           // 16 bytes: "TransformerSpec" and NUL
-                             "TransformerSpec\0"  //
-                             "\x07\x00\x00\x00"   // revision 7
-                             "\x00\x00\x00\x00"   // no variables
-                             "\x00\x00\x00\x00",  // no aliases
-                             30);
+  const std::string expected(
+      "\x06\x00\x00\x00"   // binary version 6
+      "\x10\x00"           // 16 bytes: "TransformerSpec" and NUL
+      "TransformerSpec\0"  //
+      "\x07\x00\x00\x00"   // revision 7
+      "\x00\x00\x00\x00"   // no variables
+      "\x00\x00\x00\x00",  // no aliases
+      30);
   EXPECT_EQ(bytes, expected);
 }
 
 TEST(ModelBinTest, VariablesAreSortedByNameWithTheirShapesTypesAndValues) {
   const float matrix[] = {1.5f, -2.0f, 3.25f, 0.0f, 5.0f, -6.5f};
-  const std::string bytes =
-      write({Ct2Variable::float32("encoder/layer_10/w", {2, 3}, matrix),
-             Ct2Variable::int16_scalar("encoder/num_heads", 4),
-             Ct2Variable::int8_scalar("decoder/pre_norm", 1),
-             Ct2Variable::float32("encoder/layer_1/w", {3}, matrix + 3)});
+  const std::string bytes = write({Ct2Variable::float32("encoder/layer_10/w", {2, 3}, matrix),
+                                   Ct2Variable::int16_scalar("encoder/num_heads", 4),
+                                   Ct2Variable::int8_scalar("decoder/pre_norm", 1),
+                                   Ct2Variable::float32("encoder/layer_1/w", {3}, matrix + 3)});
   const auto model = testing::read_model_bin(bytes);
   EXPECT_EQ(model.version, 6u);
   EXPECT_EQ(model.spec, "TransformerSpec");
@@ -65,14 +64,15 @@ TEST(ModelBinTest, EqualArraysAreStoredOnceUnderTheFirstNameAndScalarsNeverAlias
   const float table[] = {0.0f, 1.0f, 0.5f, 0.25f};
   const float other[] = {0.0f, 1.0f, 0.5f, 0.5f};
   ModelBinSummary summary;
-  const std::string bytes = write(
-      {Ct2Variable::float32("encoder/embeddings_0/weight", {2, 2}, table),
-       Ct2Variable::float32("decoder/projection/weight", {2, 2}, table),
-       Ct2Variable::float32("decoder/embeddings/weight", {2, 2}, table),
-       Ct2Variable::float32("decoder/flat", {4}, table),  // same bytes, another shape
-       Ct2Variable::float32("decoder/other", {2, 2}, other),
-       Ct2Variable::int8_scalar("decoder/pre_norm", 1), Ct2Variable::int8_scalar("encoder/pre_norm", 1)},
-      &summary);
+  const std::string bytes =
+      write({Ct2Variable::float32("encoder/embeddings_0/weight", {2, 2}, table),
+             Ct2Variable::float32("decoder/projection/weight", {2, 2}, table),
+             Ct2Variable::float32("decoder/embeddings/weight", {2, 2}, table),
+             Ct2Variable::float32("decoder/flat", {4}, table),  // same bytes, another shape
+             Ct2Variable::float32("decoder/other", {2, 2}, other),
+             Ct2Variable::int8_scalar("decoder/pre_norm", 1),
+             Ct2Variable::int8_scalar("encoder/pre_norm", 1)},
+            &summary);
   const auto model = testing::read_model_bin(bytes);
   EXPECT_EQ(model.names(),
             (std::vector<std::string>{"decoder/embeddings/weight", "decoder/flat", "decoder/other",

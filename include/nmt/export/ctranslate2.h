@@ -21,9 +21,8 @@
 // never logs.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,7 +37,7 @@ inline constexpr const char* kTransformerSpec = "TransformerSpec";
 inline constexpr uint32_t kTransformerSpecRevision = 7;
 
 struct Ctranslate2Options {
-  int64_t max_positions = 1024;  // rows of the position tables: longest source or output + 1
+  int64_t max_positions = 1024;  // rows of the position tables: longest source or output
   bool is_forced = false;        // replace a directory that holds an earlier export
 };
 
@@ -56,7 +55,7 @@ struct ExportReport {
   std::string checkpoint;          // the weights exported
   std::vector<std::string> files;  // the directory's files, by name
   ModelBinSummary model_bin;
-  int64_t parameters = 0;          // nmt parameters exported
+  int64_t parameters = 0;  // nmt parameters exported
 };
 
 // Writes the model directory for model and its tokenizers to out_dir, atomically: the files are

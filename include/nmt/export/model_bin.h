@@ -2,7 +2,8 @@
 // python/ctranslate2/specs/model_spec.py writes it). Little-endian throughout:
 //
 //   u32 binary version (6) | string spec name | u32 spec revision | u32 variable count
-//   per variable, sorted by name: string name | u8 rank | u32 dims[rank] | u8 dtype | u32 byte count
+//   per variable, sorted by name: string name | u8 rank | u32 dims[rank] | u8 dtype | u32 byte
+//   count
 //                                 | the values, row-major
 //   u32 alias count | per alias: string alias | string target
 //
@@ -33,10 +34,10 @@ std::size_t type_size(Ct2Type type);
 
 // One named array (or scalar, with an empty shape) of a model.
 struct Ct2Variable {
-  std::string name;              // e.g. "encoder/layer_0/ffn/linear_0/weight"
-  std::vector<int64_t> shape;    // empty for a scalar
+  std::string name;            // e.g. "encoder/layer_0/ffn/linear_0/weight"
+  std::vector<int64_t> shape;  // empty for a scalar
   Ct2Type type = Ct2Type::kFloat32;
-  std::string bytes;             // little-endian values, row-major
+  std::string bytes;  // little-endian values, row-major
 
   // A scalar: int8 for booleans and enums, int16 for head counts (as CTranslate2's specs).
   static Ct2Variable int8_scalar(std::string name, int8_t value);
