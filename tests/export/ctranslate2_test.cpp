@@ -118,7 +118,8 @@ TEST_F(Ctranslate2ExportTest, APostNormModelHasTransformerSpecsNames) {
   const auto exported = read_exported(scratch_.file("out"));
   EXPECT_EQ(exported.spec, "TransformerSpec");
   EXPECT_EQ(exported.revision, 7u);
-  EXPECT_TRUE(std::is_sorted(exported.names().begin(), exported.names().end()));
+  const std::vector<std::string> stored = exported.names();
+  EXPECT_TRUE(std::is_sorted(stored.begin(), stored.end()));
   EXPECT_EQ(all_names(exported), expected);
   // The two position tables are one: the encoder's is an alias of the decoder's.
   const std::vector<std::pair<std::string, std::string>> aliases = {
@@ -174,8 +175,8 @@ TEST_F(Ctranslate2ExportTest, WeightsKeepNmtsLayoutAndValues) {
 TEST_F(Ctranslate2ExportTest, PositionTablesAreNmtsInterleavedSinusoidsFromPositionZero) {
   const auto model = make_model(one_layer(model::NormPosition::kPost), 12, 10);
   export_to(model, two_vocabularies(), "out");
-  const auto& table =
-      read_exported(scratch_.file("out")).variable("decoder/position_encodings/encodings");
+  const auto exported = read_exported(scratch_.file("out"));
+  const auto& table = exported.variable("decoder/position_encodings/encodings");
   ASSERT_EQ(table.shape, (std::vector<int64_t>{8, 16}));
   for (std::size_t column = 0; column < 16; ++column) {
     EXPECT_EQ(table.f32(column), column % 2 == 0 ? 0.0f : 1.0f) << column;  // sin 0, cos 0

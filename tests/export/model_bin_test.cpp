@@ -29,7 +29,7 @@ TEST(ModelBinTest, HeaderIsVersion6TheSpecNameAndItsRevisionLittleEndian) {
       "\x07\x00\x00\x00"   // revision 7
       "\x00\x00\x00\x00"   // no variables
       "\x00\x00\x00\x00",  // no aliases
-      30);
+      34);
   EXPECT_EQ(bytes, expected);
 }
 
