@@ -18,6 +18,7 @@ Prints one summary line; exits 1 with the differences when a check fails.
 import collections
 import json
 import os
+import re
 import struct
 import sys
 import tempfile
@@ -85,10 +86,10 @@ def rebuild_with_ctranslate2(model_dir, out_dir):
     header, variables, aliases = read_model_bin(os.path.join(model_dir, "model.bin"))
     if header != (6, "TransformerSpec", 7):
         raise ValueError(f"model.bin header {header}")
-    layers = {
-        stack: len({n.split("/")[1] for n in variables if n.startswith(stack + "/layer_")})
-        for stack in ("encoder", "decoder")
-    }
+    layers = {}
+    for stack in ("encoder", "decoder"):
+        layer = re.compile(stack + r"/layer_(\d+)/")
+        layers[stack] = len({m.group(1) for m in map(layer.match, variables) if m})
     spec = transformer_spec.TransformerSpec.from_config(
         (layers["encoder"], layers["decoder"]),
         int(variables["encoder/num_heads"]),

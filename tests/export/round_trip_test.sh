@@ -43,9 +43,9 @@ train quickstart
 train post-tied "${steps[@]}" --set model.norm=post --set text.shared_vocab=true \
   --set model.share_embeddings=true --set model.tie_embeddings=true \
   --set model.scale_embeddings=true
-train spm-pre "${steps[@]}" "${spm[@]}" --set text.vocab_size=200 \
+train spm-pre "${steps[@]}" "${spm[@]}" --set text.vocab_size=400 \
   --set model.tie_embeddings=true --set model.scale_embeddings=true
-train spm-post "${steps[@]}" "${spm[@]}" --set text.vocab_size=300 --set text.shared_vocab=true \
+train spm-post "${steps[@]}" "${spm[@]}" --set text.vocab_size=500 --set text.shared_vocab=true \
   --set model.norm=post --set model.share_embeddings=true
 
 # What each export holds.
