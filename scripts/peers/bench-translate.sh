@@ -14,7 +14,8 @@
 # Reported per setting: sentences/s, target tokens/s, peak RSS, and sacreBLEU (from .venv/ct2) of
 # the detokenised output against the split's references; a row whose BLEU is more than 0.3 from
 # nmt's fp32 BLEU with the same decoding is marked void. Each engine is timed after a warm-up and
-# without loading the model; peak RSS is that of the process (nmt, or CTranslate2's Python).
+# without loading the model; peak RSS is that of the process (nmt, or CTranslate2's Python). Both
+# stop a translation at 256 tokens (CTranslate2's default; nmt's own default is 2 x source + 10).
 #
 # The record, DIR (default data/benchmarks/peers-<UTC date>): command.txt, machine.txt (CPU model,
 # cores, date, versions), raw/ (every setting's JSON and hypotheses, the references), table.md and
@@ -90,7 +91,7 @@ run_nmt() {
   local strategy=$1 precision=$2 threads=$3
   local name=nmt-$strategy-$precision-t$threads
   local flags=(--model "$run" --strategy "$strategy" --beam-size 5 --precision "$precision"
-               --threads "$threads" --device cpu)
+               --threads "$threads" --device cpu --max-len 256)
   echo "bench-translate: $name" >&2
   local error=""
   if "$nmt" -q bench translate "${flags[@]}" --n "$sentences" --json > "$scratch/bench.json" \

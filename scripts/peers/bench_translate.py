@@ -8,8 +8,8 @@
 
 `ct2` translates the cleaned sources of FILE (one per line) as nmt does: the run's tokenizer
 (SentencePiece model of the export, or words split on spaces), batches of --batch-size, no
-<PAD>/<SOS> output, no minimum length; it times tokenising, translating and detokenising after a
-warm-up on the first 16 sentences, and writes the hypotheses in nmt's decoded form (what
+<PAD>/<SOS> output, no minimum length, at most 256 tokens; it times tokenising, translating and
+detokenising after a warm-up on the first 16 sentences, and writes the hypotheses in nmt's decoded form (what
 `nmt eval --out` writes) and a JSON result (sentences/s, target tokens/s, peak RSS of this process).
 
 `table` scores every RECORD_DIR/raw/*.hyp.txt against RECORD_DIR/raw/references.txt with
@@ -26,6 +26,7 @@ import resource
 import time
 
 VOID_BLEU_DIFFERENCE = 0.3
+MAX_DECODING_LENGTH = 256  # bench-translate.sh gives nmt --max-len 256 too
 
 
 def read_lines(path):
@@ -73,6 +74,7 @@ def run_ct2(args):
         beam_size=args.beam_size if args.strategy == "beam" else 1,
         length_penalty=args.length_penalty,
         min_decoding_length=0,
+        max_decoding_length=MAX_DECODING_LENGTH,
         suppress_sequences=[["<PAD>"], ["<SOS>"]],
     )
     translator.translate_batch([tokenize(line) for line in sources[:16]], **options)
