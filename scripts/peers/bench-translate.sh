@@ -41,8 +41,14 @@ while [[ $# -gt 0 ]]; do
     *) echo "bench-translate: unknown argument $1 (see the top of $0)" >&2; exit 2 ;;
   esac
 done
-[[ -d $model && -f $model/config.json ]] || { echo "bench-translate: $model is not a run" >&2; exit 2; }
-[[ -x $nmt ]] || { echo "bench-translate: no nmt binary at $nmt (build first or set NMT)" >&2; exit 2; }
+if [[ ! -f $model/config.json ]]; then
+  echo "bench-translate: $model is not a run" >&2
+  exit 2
+fi
+if [[ ! -x $nmt ]]; then
+  echo "bench-translate: no nmt binary at $nmt (build first or set NMT)" >&2
+  exit 2
+fi
 out=${out:-$root/data/benchmarks/peers-$(date -u +%Y-%m-%d)}
 python=$("$root/scripts/peers/setup-venv.sh" ct2)
 helper=$root/scripts/peers/bench_translate.py
@@ -68,7 +74,8 @@ cut -f2 "$run/test.tsv" > "$out/raw/references.txt"
 "$nmt" -q export --format ctranslate2 --model "$run" --out "$scratch/ct2"
 tokenizer=word
 [[ -n $(ls "$scratch"/ct2/spm*.model 2> /dev/null) ]] && tokenizer=spm
-length_penalty=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.json")
+length_penalty=$("$python" -c 'import json, sys
+print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.json")
 
 {
   echo "$command_line"
@@ -82,7 +89,10 @@ length_penalty=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1
   done
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "nmt: $("$nmt" --version)"
-  "$python" -c 'import ctranslate2, sacrebleu, sentencepiece, sys; print("ctranslate2:", ctranslate2.__version__); print("sacrebleu:", sacrebleu.__version__); print("sentencepiece:", sentencepiece.__version__); print("python:", sys.version.split()[0])'
+  "$python" -c 'import ctranslate2, sacrebleu, sentencepiece, sys
+for module in (ctranslate2, sacrebleu, sentencepiece):
+    print(f"{module.__name__}: {module.__version__}")
+print("python:", sys.version.split()[0])'
 } > "$out/machine.txt"
 
 # nmt: speed and memory from `nmt bench translate`, the translations from `nmt eval`; a setting

@@ -9,8 +9,9 @@
 `ct2` translates the cleaned sources of FILE (one per line) as nmt does: the run's tokenizer
 (SentencePiece model of the export, or words split on spaces), batches of --batch-size, no
 <PAD>/<SOS> output, no minimum length, at most 256 tokens; it times tokenising, translating and
-detokenising after a warm-up on the first 16 sentences, and writes the hypotheses in nmt's decoded form (what
-`nmt eval --out` writes) and a JSON result (sentences/s, target tokens/s, peak RSS of this process).
+detokenising after a warm-up on the first 16 sentences, and writes the hypotheses in nmt's
+decoded form (what `nmt eval --out` writes) and a JSON result (sentences/s, target tokens/s,
+peak RSS of this process).
 
 `table` scores every RECORD_DIR/raw/*.hyp.txt against RECORD_DIR/raw/references.txt with
 sacreBLEU, joins the speed results (RECORD_DIR/raw/*.json) and writes RECORD_DIR/results.json and
@@ -43,7 +44,9 @@ def run_ct2(args):
 
         def spm_model(side):
             shared = os.path.join(args.model, "spm.model")
-            return shared if os.path.exists(shared) else os.path.join(args.model, f"spm.{side}.model")
+            if os.path.exists(shared):
+                return shared
+            return os.path.join(args.model, f"spm.{side}.model")
 
         processor = sentencepiece.SentencePieceProcessor(model_file=spm_model("src"))
         target_processor = sentencepiece.SentencePieceProcessor(model_file=spm_model("tgt"))

@@ -66,7 +66,8 @@ make_venv() {
   if ! "$dir/bin/pip" install --disable-pip-version-check --no-input --quiet --timeout 30 \
     --retries 2 -r "$dir/requirements.in" >&2; then
     rm -rf "$dir"
-    echo "setup-venv: cannot install .venv/$name's packages from PyPI (is the network reachable?)" >&2
+    echo "setup-venv: cannot install .venv/$name's packages from PyPI" \
+      "(is the network reachable?)" >&2
     exit 1
   fi
   mv "$dir/requirements.in" "$dir/requirements.txt"
