@@ -14,7 +14,8 @@
 # Reported per setting: sentences/s, target tokens/s, peak RSS, and sacreBLEU (from .venv/ct2) of
 # the detokenised output against the split's references; a row whose BLEU is more than 0.3 from
 # nmt's fp32 BLEU with the same decoding is marked void. Each engine is timed after a warm-up and
-# without loading the model; peak RSS is that of the process (nmt, or CTranslate2's Python). Both
+# without loading the model; peak RSS is that of the process (nmt bench translate, which also
+# measures a 1024 x 1024 GEMM afterwards, about 12 MiB; or CTranslate2's Python process). Both
 # stop a translation at 256 tokens (CTranslate2's default; nmt's own default is 2 x source + 10).
 #
 # The record, DIR (default data/benchmarks/peers-<UTC date>): command.txt, machine.txt (CPU model,
