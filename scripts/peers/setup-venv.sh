@@ -78,6 +78,10 @@ make_venv() {
 for name in "$@"; do
   declare -F "requirements_$name" > /dev/null || usage
 done
+# One setup at a time (tests run in parallel may all ask for the same environment).
+mkdir -p "$root/.venv"
+exec 9> "$root/.venv/.setup.lock"
+flock 9
 for name in "$@"; do
   make_venv "$name"
 done
