@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# nmt against CTranslate2 translating the same sentences with the same model, one after the other
+# in one run, and a record of it:
+#
+#   scripts/peers/bench-translate.sh [--model RUN] [--n N] [--out DIR] [--threads "1 2"]
+#                                    [--strategies "greedy beam"]
+#
+# RUN (default runs/latest) is exported with `nmt export --format ctranslate2`; the first N
+# (default 2000) sentences of its test split are translated greedily and with beam 5 by
+#   nmt            fp32, bf16 and int8, with 1 and 2 threads (nmt bench translate for speed and
+#                  memory, nmt eval for the translations)
+#   CTranslate2    float32 and int8, intra_threads 1 and 2, and two translators side by side with
+#                  one thread each (inter_threads 2) (scripts/peers/bench_translate.py)
+# Reported per setting: sentences/s, target tokens/s, peak RSS, and sacreBLEU (from .venv/ct2) of
+# the detokenised output against the split's references; a row whose BLEU is more than 0.3 from
+# nmt's fp32 BLEU with the same decoding is marked void. Each engine is timed after a warm-up and
+# without loading the model; peak RSS is that of the process (nmt bench translate, which also
+# measures a 1024 x 1024 GEMM afterwards, about 12 MiB; or CTranslate2's Python process). Both
+# stop a translation at 256 tokens (CTranslate2's default; nmt's own default is 2 x source + 10).
+#
+# The record, DIR (default data/benchmarks/peers-<UTC date>): command.txt, machine.txt (CPU model,
+# cores, date, versions), raw/ (every setting's JSON and hypotheses, the references), table.md and
+# results.json. Figures mean something only on an otherwise idle machine.
+# Environment: NMT (default build/src/nmt).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+nmt=${NMT:-$root/build/src/nmt}
+model=runs/latest
+sentences=2000
+out=""
+threads_list="1 2"
+strategies="greedy beam"
+command_line="$0 $*"
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --model) model=$2; shift 2 ;;
+    --n) sentences=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --threads) threads_list=$2; shift 2 ;;
+    --strategies) strategies=$2; shift 2 ;;
+    *) echo "bench-translate: unknown argument $1 (see the top of $0)" >&2; exit 2 ;;
+  esac
+done
+if [[ ! -f $model/config.json ]]; then
+  echo "bench-translate: $model is not a run" >&2
+  exit 2
+fi
+if [[ ! -x $nmt ]]; then
+  echo "bench-translate: no nmt binary at $nmt (build first or set NMT)" >&2
+  exit 2
+fi
+out=${out:-$root/data/benchmarks/peers-$(date -u +%Y-%m-%d)}
+python=$("$root/scripts/peers/setup-venv.sh" ct2)
+helper=$root/scripts/peers/bench_translate.py
+
+mkdir -p "$out/raw"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# A run directory of its own (the run's files linked, a test split of the first N sentences), so
+# that nmt eval's records stay out of the real run's metrics.
+run=$scratch/run
+mkdir -p "$run"
+for file in "$model"/config.json "$model"/vocab*.txt "$model"/spm*.model "$model"/*.pt; do
+  [[ -e $file ]] && ln -s "$(cd "$(dirname "$file")" && pwd)/$(basename "$file")" "$run/"
+done
+total=$(wc -l < "$model/test.tsv")
+[[ $total -gt 0 ]] || { echo "bench-translate: $model/test.tsv is empty" >&2; exit 2; }
+for ((copied = 0; copied < sentences; copied += total)); do cat "$model/test.tsv"; done |
+  head -n "$sentences" > "$run/test.tsv"
+cut -f1 "$run/test.tsv" > "$out/raw/sources.txt"
+cut -f2 "$run/test.tsv" > "$out/raw/references.txt"
+
+"$nmt" -q export --format ctranslate2 --model "$run" --out "$scratch/ct2"
+tokenizer=word
+[[ -n $(ls "$scratch"/ct2/spm*.model 2> /dev/null) ]] && tokenizer=spm
+length_penalty=$("$python" -c 'import json, sys
+print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.json")
+
+{
+  echo "$command_line"
+  echo "model: $(cd "$model" && pwd -P) ($sentences sentences of its test split)"
+} > "$out/command.txt"
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket)'
+  for flag in avx512_vnni avx512_bf16 amx_int8; do
+    grep -qw "$flag" /proc/cpuinfo && echo "cpu flag: $flag" || echo "cpu flag: no $flag"
+  done
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "nmt: $("$nmt" --version)"
+  "$python" -c 'import ctranslate2, sacrebleu, sentencepiece, sys
+for module in (ctranslate2, sacrebleu, sentencepiece):
+    print(f"{module.__name__}: {module.__version__}")
+print("python:", sys.version.split()[0])'
+} > "$out/machine.txt"
+
+# nmt: speed and memory from `nmt bench translate`, the translations from `nmt eval`; a setting
+# this machine cannot run (int8 without AVX512-VNNI) is recorded with nmt's message.
+run_nmt() {
+  local strategy=$1 precision=$2 threads=$3
+  local name=nmt-$strategy-$precision-t$threads
+  local flags=(--model "$run" --strategy "$strategy" --beam-size 5 --precision "$precision"
+               --threads "$threads" --device cpu --max-len 256)
+  echo "bench-translate: $name" >&2
+  local error=""
+  if "$nmt" -q bench translate "${flags[@]}" --n "$sentences" --json > "$scratch/bench.json" \
+    2> "$scratch/error.txt"; then
+    "$nmt" -q eval "${flags[@]}" --split test --out "$out/raw/$name.hyp.txt" --json > /dev/null
+  else
+    error=$(tail -n 1 "$scratch/error.txt")
+  fi
+  "$python" - "$scratch/bench.json" "$out/raw/$name.json" "$strategy" "$precision" "$threads" \
+    "$("$nmt" --version)" "$error" <<'PY'
+import json, sys
+bench, out, strategy, precision, threads, version, error = sys.argv[1:]
+row = {"engine": "nmt " + version, "strategy": strategy, "beam_size": 5, "precision": precision,
+       "threads": threads}
+if error:
+    row["error"] = error
+else:
+    result = json.load(open(bench))
+    row.update({key: result[key] for key in ("sentences", "seconds", "sentences_per_s",
+                                             "output_tokens_per_s", "peak_rss_mib")})
+json.dump(row, open(out, "w"), indent=2)
+PY
+}
+
+run_ct2() {
+  local strategy=$1 compute_type=$2 intra=$3 inter=$4
+  local name=ct2-$strategy-$compute_type-intra$intra-inter$inter
+  echo "bench-translate: $name" >&2
+  "$python" "$helper" ct2 --model "$scratch/ct2" --src "$out/raw/sources.txt" \
+    --tokenizer "$tokenizer" --strategy "$strategy" --beam-size 5 \
+    --length-penalty "$length_penalty" --compute-type "$compute_type" --intra-threads "$intra" \
+    --inter-threads "$inter" --out "$out/raw/$name.hyp.txt" --json "$out/raw/$name.json"
+}
+
+for strategy in $strategies; do
+  for threads in $threads_list; do
+    for precision in fp32 bf16 int8; do run_nmt "$strategy" "$precision" "$threads"; done
+    for compute_type in float32 int8; do run_ct2 "$strategy" "$compute_type" "$threads" 1; done
+  done
+  for compute_type in float32 int8; do run_ct2 "$strategy" "$compute_type" 1 2; done
+done
+"$python" "$helper" table "$out"
+echo "bench-translate: record in $out" >&2
