@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Training comparison of issue 24: nmt against OpenNMT-py 3.5 and JoeyNMT 2.3 (PyPI, PyPI's torch
-# on the CPU) and optionally Marian, on the same prepared split, the same SentencePiece pieces, the
+# on the CPU), on the same prepared split, the same SentencePiece pieces, the
 # same architecture and the same threads, one tool after the other:
 #   1. throughput: real target tokens/s over the same number of updates after a warm-up;
 #   2. quality: each tool trains for the same wall-clock budget, then translates the valid and test
@@ -21,9 +21,7 @@
 #   --budget SECONDS   wall clock of training per tool in the quality comparison [1800]
 #   --steps N          timed updates of the throughput comparison [100]
 #   --warmup N         untimed updates before them [20]
-#   --tools LIST       comma-separated, in order: nmt, onmt, joey, marian [nmt,onmt,joey;
-#                      marian is added when --marian or $MARIAN names a build]
-#   --marian DIR       a Marian CPU build directory holding marian and marian-decoder [$MARIAN]
+#   --tools LIST       comma-separated, in order: nmt, onmt, joey [nmt,onmt,joey]
 #   --threads N        threads of every tool [2]
 #   --cpus LIST        CPUs for taskset [0..threads-1]
 #   --nmt-precisions L nmt's training precisions in the quality comparison [auto]; the
@@ -46,7 +44,6 @@ budget=1800
 steps=100
 warmup=20
 tools=""
-marian_dir=${MARIAN:-}
 threads=2
 cpus=""
 nmt_precisions=auto
@@ -65,7 +62,6 @@ while [[ $# -gt 0 ]]; do
     --steps) steps=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
-    --marian) marian_dir=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
     --nmt-precisions) nmt_precisions=$2; shift 2 ;;
@@ -81,7 +77,10 @@ for number in "$budget" "$steps" "$warmup" "$threads"; do
   [[ $number =~ ^[0-9]+$ ]] || { echo "bench-train: not a whole number: $number" >&2; exit 2; }
 done
 (( warmup >= 1 && steps >= 1 )) || { echo "bench-train: --warmup and --steps must be at least 1" >&2; exit 2; }
-[[ -n $tools ]] || { tools=nmt,onmt,joey; [[ -n $marian_dir ]] && tools+=,marian; }
+[[ -n $tools ]] || tools=nmt,onmt,joey
+for tool in ${tools//,/ }; do
+  [[ $tool =~ ^(nmt|onmt|joey)$ ]] || { echo "bench-train: unknown tool $tool (nmt, onmt, joey)" >&2; exit 2; }
+done
 [[ -n $cpus ]] || cpus=0-$((threads - 1))
 if [[ -z $out ]]; then
   out=data/benchmarks/peers-$date_tag
@@ -122,12 +121,6 @@ for tool in onmt joey; do
     echo "bench-train: $tool cannot run: ${unusable[$tool]}" >&2
   fi
 done
-if has_tool marian; then
-  if [[ -z $marian_dir || ! -x $marian_dir/marian || ! -x $marian_dir/marian-decoder ]]; then
-    unusable[marian]="no Marian build: --marian DIR (or \$MARIAN) must hold marian and marian-decoder"
-    echo "bench-train: marian cannot run: ${unusable[marian]}" >&2
-  fi
-fi
 
 # --- Record: command, machine, versions ---
 versions=$(mktemp)
@@ -140,9 +133,6 @@ versions=$(mktemp)
     else probe='import joeynmt, torch; print("JoeyNMT", joeynmt.__version__, "torch", torch.__version__)'; fi
     echo ", \"$tool\": \"$(.venv/$tool/bin/python -c "$probe" 2>/dev/null | tail -1)\""
   done
-  if has_tool marian && [[ -z ${unusable[marian]:-} ]]; then
-    echo ", \"marian\": \"$("$marian_dir/marian" --version 2>&1 | tail -1)\""
-  fi
   echo "}"
 } > "$versions"
 lscpu > "$out/lscpu.txt"
@@ -207,7 +197,7 @@ peer_train() {
 }
 label_of() {
   case $1 in
-    nmt) echo "nmt" ;; onmt) echo "OpenNMT-py" ;; joey) echo "JoeyNMT" ;; marian) echo "Marian" ;;
+    nmt) echo "nmt" ;; onmt) echo "OpenNMT-py" ;; joey) echo "JoeyNMT" ;;
   esac
 }
 order=0
@@ -272,9 +262,6 @@ print(json.dumps({"tgt_tokens_per_s": round(b["tgt_tokens_per_s"], 1), "ms_per_s
         cp "$run/train.log" "$out/logs/throughput-$tool.log" 2>/dev/null || true
         cp "$run/steps.jsonl" "$out/logs/throughput-$tool.steps.jsonl" 2>/dev/null || true
         cp "$run/config.yaml" "$out/configs/$tool-throughput.yaml" 2>/dev/null || true ;;
-      marian)
-        scripts/peers/marian-train.sh throughput "$marian_dir" "$work" "$out" "$warmup" "$steps" \
-          "$threads" "$cpus" "$((order += 1))" || true ;;
     esac
   done
 fi
@@ -420,9 +407,6 @@ print(steps[-1] if steps else "")' "$run/steps.jsonl" 2>/dev/null || true)
           quality_row $key "$(label_of $tool)" fp32 "$(basename "$weights")" "$done_steps" "$wall" \
             "translation failed: $(why "$(ls -t "$out/logs/$key-translate"*.log | head -1)")"
         fi ;;
-      marian)
-        scripts/peers/marian-train.sh quality "$marian_dir" "$work" "$out" "$budget" "$epoch_steps" \
-          "$threads" "$cpus" "$((order += 1))" || true ;;
     esac
   done
 fi
