@@ -32,7 +32,8 @@
 #   --skip-throughput, --skip-quality
 # A tool that cannot run (its environment cannot be made, it crashes, it finds no checkpoint)
 # gets a row saying why; the others go on. Exit status: 0 when the record was written, 2 usage.
-# Environment: PYTHON (for scripts/peers/setup-train-venvs.sh), NMT (build/src/nmt).
+# Environment: PYTHON and VENV_ROOT (.venv), as for scripts/peers/setup-train-venvs.sh; NMT
+# (build/src/nmt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -101,7 +102,9 @@ data_flags=()
 [[ -n $data ]] && data_flags=(--data "$data")
 export OMP_NUM_THREADS=$threads MKL_NUM_THREADS=$threads
 pin=(taskset -c "$cpus")
-score_python=.venv/score/bin/python
+venv_root=$(mkdir -p "${VENV_ROOT:-.venv}" && cd "${VENV_ROOT:-.venv}" && pwd)
+export VENV_ROOT=$venv_root
+score_python=$venv_root/score/bin/python
 helper() { "$score_python" scripts/peers/train_helper.py "$@"; }
 log() { echo "== bench-train $(date -u +%T): $*"; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -131,7 +134,7 @@ versions=$(mktemp)
     has_tool $tool && [[ -z ${unusable[$tool]:-} ]] || continue
     if [[ $tool == onmt ]]; then probe='import onmt, torch; print("OpenNMT-py", onmt.__version__, "torch", torch.__version__)'
     else probe='import joeynmt, torch; print("JoeyNMT", joeynmt.__version__, "torch", torch.__version__)'; fi
-    echo ", \"$tool\": \"$(.venv/$tool/bin/python -c "$probe" 2>/dev/null | tail -1)\""
+    echo ", \"$tool\": \"$("$venv_root/$tool/bin/python" -c "$probe" 2>/dev/null | tail -1)\""
   done
   echo "}"
 } > "$versions"
@@ -191,7 +194,7 @@ peer_config() {
 peer_train() {
   local tool=$1 run=$2 deadline=$3 max_steps=$4 guard=$5 args
   if [[ $tool == onmt ]]; then args=(-config "$run/config.yaml"); else args=("$run/config.yaml"); fi
-  (cd "$run" && timeout -k 60 "$guard" "${pin[@]}" "$repo/.venv/$tool/bin/python" \
+  (cd "$run" && timeout -k 60 "$guard" "${pin[@]}" "$venv_root/$tool/bin/python" \
     "$repo/scripts/peers/peer_train.py" $tool --deadline "$deadline" --max-steps "$max_steps" \
     --threads "$threads" --step-log "$run/steps.jsonl" -- "${args[@]}") > "$run/train.log" 2>&1
 }
@@ -389,14 +392,14 @@ print(steps[-1] if steps else "")' "$run/steps.jsonl" 2>/dev/null || true)
         ok=1
         if [[ $tool == onmt ]]; then
           for split in valid test; do
-            timeout -k 60 7200 "${pin[@]}" .venv/onmt/bin/onmt_translate -model "$weights" \
+            timeout -k 60 7200 "${pin[@]}" "$venv_root/onmt/bin/onmt_translate" -model "$weights" \
               -src "$work/pieces/$split.sp.src" -output "$run/$split.hyp.sp" -beam_size 5 \
               -length_penalty avg -batch_size 64 -batch_type sents -max_length 256 -gpu -1 \
               > "$out/logs/$key-translate-$split.log" 2>&1 || ok=0
           done
           valid_out=$run/valid.hyp.sp test_out=$run/test.hyp.sp
         else
-          (cd "$run" && timeout -k 60 14400 "${pin[@]}" "$repo/.venv/joey/bin/python" -m joeynmt test \
+          (cd "$run" && timeout -k 60 14400 "${pin[@]}" "$venv_root/joey/bin/python" -m joeynmt test \
             "$run/config.yaml" --output-path "$run/hyp") > "$out/logs/$key-translate.log" 2>&1 || ok=0
           valid_out=$run/hyp.dev test_out=$run/hyp.test
         fi
