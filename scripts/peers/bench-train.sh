@@ -318,8 +318,10 @@ if (( do_quality )); then
           log "quality: nmt $precision, $budget s (load $(loadavg))"
           start=$(now)
           status=0
+          # Only the budget stops it, as the peers: no epoch limit, no early stopping.
           timeout -s TERM -k 900 "$budget" "${pin[@]}" "$nmt" train --resume --out "$run" \
-            --threads "$threads" --precision "$precision" > "$out/logs/quality-nmt-$precision.log" 2>&1 || status=$?
+            --threads "$threads" --precision "$precision" --epochs 100000 \
+            --set train.early_stopping=0 > "$out/logs/quality-nmt-$precision.log" 2>&1 || status=$?
           wall=$(elapsed "$start" "$(now)")
           cp "$run/metrics.jsonl" "$out/logs/quality-nmt-$precision.metrics.jsonl" 2>/dev/null || true
           if [[ ! -f $run/checkpoint.pt ]]; then
