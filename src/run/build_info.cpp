@@ -1,6 +1,6 @@
 #include "nmt/run/build_info.h"
 
-#include <ATen/Context.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <fmt/format.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -15,7 +15,8 @@ namespace nmt::run {
 namespace {
 
 std::string cuda_line() {
-  if (!at::hasCUDA()) return "no (this LibTorch was built without it)";
+  // LibTorch's CUDA library registers its device guard when it loads.
+  if (!c10::impl::hasDeviceGuardImpl(c10::kCUDA)) return "no (this LibTorch was built without it)";
   const auto devices = torch::cuda::device_count();
   return devices > 0
              ? fmt::format("yes ({} device{} usable here)", devices, devices == 1 ? "" : "s")
