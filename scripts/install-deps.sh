@@ -16,6 +16,7 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14       # scripts/sanitize.sh, scripts/fuzz.sh: ASan, UBSan, libFuzzer
   python3 python3-sentencepiece             # tests: cleaning against the reference script, .model files
   curl unzip zip                            # scripts/fetch-tatoeba.sh and its test
+  wrk                                       # scripts/bench-serve.sh (load test of nmt serve)
 )
 if [[ "${NMT_WITH_BROWSER:-1}" == 1 ]]; then
   packages+=(chromium)                      # rendering tests of the HTML pictures
