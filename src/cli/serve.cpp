@@ -33,7 +33,8 @@ Command add_serve(CLI::App& app) {
                       "Sentences waiting at most; beyond it 503 with Retry-After");
   flags->add<int64_t>("--timeout-ms", "serve.timeout_ms",
                       "Milliseconds a request waits for its translations, then 504");
-  flags->add<int64_t>("--max-body-bytes", "serve.max_body_bytes", "Request body size; beyond 413");
+  flags->add<int64_t>("--max-body-bytes", "serve.max_body_bytes",
+                      "Request body size at most; beyond it 413");
   flags->add<int64_t>("--max-sentences", "serve.max_sentences",
                       "Sentences (lines of texts) per request");
   flags->add<int64_t>("--max-chars", "serve.max_chars", "Characters per text or sentence");
