@@ -21,6 +21,13 @@ function(nmt_find_c_library target header)
 endfunction()
 nmt_find_c_library(utf8proc utf8proc.h NAMES utf8proc)
 nmt_find_c_library(sentencepiece sentencepiece_processor.h NAMES sentencepiece sentencepiece_train)
+# cpp-httplib (libcpp-httplib-dev) for nmt serve. Debian builds the library with OpenSSL, zlib and
+# Brotli support, and its declarations change with those switches, so every user of the header
+# compiles with the same three (its pkg-config Cflags).
+nmt_find_c_library(httplib httplib.h NAMES cpp-httplib)
+target_compile_definitions(nmt::httplib INTERFACE
+  CPPHTTPLIB_OPENSSL_SUPPORT CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT)
+find_package(Threads REQUIRED)
 
 if(NOT NMT_WITH_TORCH)
   return()

@@ -4,9 +4,9 @@
 #   scripts/fuzz.sh [SECONDS [TARGET...]]
 #
 # Builds the targets of tests/fuzz with clang into build-fuzz/ (NMT_FUZZ=ON), then runs each
-# TARGET (default: all; checkpoint, checkpoint_entries, clean, config, eval, tsv, vocab) for
-# SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/, so the seeds
-# stay as they are. Prints one table row per target: executions, executions per second (over the
+# TARGET (default: all; checkpoint, checkpoint_entries, clean, config, eval, serve_api, tsv,
+# vocab) for SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/, so
+# the seeds stay as they are. Prints one table row per target: executions, executions per second (over the
 # whole run, start-up included), coverage (libFuzzer's cov: covered edges, ft: features), the
 # corpus at the end (inputs/bytes) and the outcome. Exits non-zero after any finding (crash,
 # sanitizer report, violated property, leak, timeout, out-of-memory); the input that caused it is

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Run on a Debian 12 machine (with network access to its apt mirror): downloads the Debian packages
 # the offline GPU machine lacks and unpacks them into .deps/root, which `run --carry .deps` brings
-# along. The libraries need only libc and libstdc++. Also copies the shared Tatoeba data and the
+# along. The libraries need only libc and libstdc++ (cpp-httplib also OpenSSL and Brotli, which
+# come along). Also copies the shared Tatoeba data and the
 # reference script into .deps/shared so benchmarks can run there. .deps is git-ignored.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(libcli11-dev nlohmann-json3-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
           libsentencepiece-dev libsentencepiece0 libutf8proc-dev libutf8proc2 libgtest-dev
-          libpng-dev libpng16-16 zlib1g-dev)
+          libpng-dev libpng16-16 zlib1g-dev
+          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libbrotli1)
 rm -rf .deps/debs .deps/root
 mkdir -p .deps/debs .deps/root
 (cd .deps/debs && apt-get download "${packages[@]}")

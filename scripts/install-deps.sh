@@ -11,11 +11,13 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
   zlib1g-dev                                # gzip-compressed corpora
+  libcpp-httplib-dev                        # nmt serve's HTTP server (cpp-httplib 0.11)
   libgloo-dev                               # headers of c10d's Gloo process group (distributed)
   libgtest-dev libpng-dev                   # libpng decodes the browser tests' screenshots
   clang-14 libclang-rt-14-dev llvm-14       # scripts/sanitize.sh, scripts/fuzz.sh: ASan, UBSan, libFuzzer
   python3 python3-sentencepiece             # tests: cleaning against the reference script, .model files
   curl unzip zip                            # scripts/fetch-tatoeba.sh and its test
+  wrk                                       # scripts/bench-serve.sh (load test of nmt serve)
 )
 if [[ "${NMT_WITH_BROWSER:-1}" == 1 ]]; then
   packages+=(chromium)                      # rendering tests of the HTML pictures

@@ -353,9 +353,24 @@ void config_fields(Fields& f, Config& c) {
   f("translators", c.decode.translators, IntKind::kNonNegative);
   f("threads", c.decode.threads, IntKind::kPositive);
   f("precision", c.decode.precision, kDecodePrecisions);
+
+  f.section("serve");
+  f("host", c.serve.host);
+  f("port", c.serve.port, IntKind::kNonNegative);
+  f("max_batch", c.serve.max_batch, IntKind::kPositive);
+  f("max_wait_ms", c.serve.max_wait_ms, IntKind::kNonNegative);
+  f("workers", c.serve.workers, IntKind::kPositive);
+  f("http_threads", c.serve.http_threads, IntKind::kPositive);
+  f("max_queue", c.serve.max_queue, IntKind::kPositive);
+  f("timeout_ms", c.serve.timeout_ms, IntKind::kPositive);
+  f("max_body_bytes", c.serve.max_body_bytes, IntKind::kPositive);
+  f("max_sentences", c.serve.max_sentences, IntKind::kPositive);
+  f("max_chars", c.serve.max_chars, IntKind::kPositive);
+  f("max_beam_size", c.serve.max_beam_size, IntKind::kPositive);
 }
 
-constexpr const char* kSections[] = {"data", "text", "model", "train", "decode", "description"};
+constexpr const char* kSections[] = {"data",   "text",  "model",      "train",
+                                     "decode", "serve", "description"};
 
 template <class Options>
 void validate_section(const char* name, const Options& options) {
@@ -374,6 +389,7 @@ void Config::validate() const {
   validate_section("model", model);
   validate_section("train", train);
   validate_section("decode", decode);
+  validate_section("serve", serve);
   if (model.share_embeddings && !text.shared_vocab) {
     throw ConfigError("model.share_embeddings: needs text.shared_vocab = true");
   }
@@ -386,7 +402,8 @@ Config config_from_json(const json& root) {
   for (const auto& item : root.items()) {
     if (std::find(std::begin(kSections), std::end(kSections), item.key()) == std::end(kSections)) {
       throw ConfigError(item.key() +
-                        ": unknown section (known: data, text, model, train, decode, description)");
+                        ": unknown section (known: data, text, model, train, decode, serve, "
+                        "description)");
     }
   }
   Config config;

@@ -1,7 +1,7 @@
 // nmt's typed configuration: one options struct per section, read from and written to JSON here
 // and nowhere else (STYLE.md rule 7).
 //
-//   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}}
+//   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}, "serve": {...}}
 //
 // Missing keys keep the notebook's defaults (except data.max_words: the notebook's 15-word limit is
 // set in configs/seed.json, not imposed on every corpus). An unknown key, a wrong type or an
@@ -16,6 +16,7 @@
 #include "nmt/data/dataset.h"
 #include "nmt/decode/options.h"
 #include "nmt/model/options.h"
+#include "nmt/serve/options.h"
 #include "nmt/text/tokenizer.h"
 #include "nmt/train/options.h"
 
@@ -27,6 +28,7 @@ struct Config {
   model::TransformerOptions model;
   train::TrainOptions train;
   decode::SearchOptions decode;
+  serve::ServeOptions serve;
 
   // Validates every section and the rules that join them; errors carry the section prefix.
   void validate() const;

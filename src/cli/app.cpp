@@ -25,8 +25,8 @@ void setup_process(const GlobalOptions& options) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_prepare(app),   add_train(app),  add_translate(app), add_eval(app),  add_score(app),
-          add_attention(app), add_report(app), add_bench(app),     add_export(app)};
+  return {add_prepare(app),   add_train(app),  add_translate(app), add_eval(app),   add_score(app),
+          add_attention(app), add_report(app), add_bench(app),     add_export(app), add_serve(app)};
 }
 
 }  // namespace nmt::cli

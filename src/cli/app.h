@@ -36,6 +36,7 @@ Command add_attention(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_bench(CLI::App& app);
 Command add_export(CLI::App& app);
+Command add_serve(CLI::App& app);
 
 // The two halves of `nmt bench`, added under the bench subcommand.
 Command add_bench_train(CLI::App& bench);

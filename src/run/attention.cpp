@@ -55,13 +55,20 @@ viz::AttentionPicture attention_picture(OpenedRun& run,
   if (source_ids.empty()) {
     throw ConfigError("SENTENCE: nothing left to translate after cleaning \"" + sentence + "\"");
   }
+  return attention_picture(run, sentence, source_ids, best);
+}
+
+viz::AttentionPicture attention_picture(OpenedRun& run,
+                                        const std::string& sentence,
+                                        const std::vector<int64_t>& source_ids,
+                                        const decode::Translation& translation) {
   std::vector<int64_t> target_ids = {text::kSosId};
-  target_ids.insert(target_ids.end(), best.ids.begin(), best.ids.end());
+  target_ids.insert(target_ids.end(), translation.ids.begin(), translation.ids.end());
   const model::AttentionMaps maps = attention_maps(run.model, source_ids, target_ids);
 
   viz::AttentionPicture picture;
   picture.source_text = sentence;
-  picture.translation = best.text;
+  picture.translation = translation.text;
   picture.source_tokens = run.tokenizers.source->pieces(source_ids);
   picture.target_tokens = run.tokenizers.target->pieces(target_ids);
   picture.encoder_self = layers_of(maps.encoder_self);

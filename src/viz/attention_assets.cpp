@@ -44,9 +44,8 @@ constexpr std::string_view kControls = R"html(<div class="card viewer">
 </div>
 )html";
 
-constexpr std::string_view kScript = R"js((() => {
+constexpr std::string_view kScript = R"js(const nmtAttention = (() => {
 'use strict';
-const data = JSON.parse(document.getElementById('attention-data').textContent);
 const $ = (id) => document.getElementById(id);
 const kindSel = $('kind'), layerSel = $('layer'), headSel = $('head'), stretch = $('stretch');
 const info = $('info'), map = $('map');
@@ -65,7 +64,7 @@ const colour = (t) => {
   const x = t * (RGB.length - 1), i = Math.min(Math.floor(x), RGB.length - 2), f = x - i;
   return 'rgb(' + RGB[i].map((a, k) => Math.round(a + (RGB[i + 1][k] - a) * f)).join(',') + ')';
 };
-const kinds = data.kinds.filter((k) => k.layers.length > 0);
+let data = {source: [], target: [], kinds: []}, kinds = [];
 const tokens = (side) => (side === 'source' ? data.source : data.target);
 
 function fill(select, options, preferred, fallback) {
@@ -175,12 +174,6 @@ function highlight(r, c) {
     e.classList.toggle('hl', e.dataset.r === String(r) || e.dataset.c === String(c));
   });
 }
-if (kinds.length === 0) {
-  map.innerHTML = '<p class="empty">The picture holds no attention weights.</p>';
-  return;
-}
-fill(kindSel, kinds.map((k, i) => [i, k.name]), Math.max(0, kinds.findIndex((k) => k.id === 'cross')), 0);
-syncControls();
 kindSel.addEventListener('change', () => { syncControls(); draw(); });
 layerSel.addEventListener('change', () => { syncControls(); draw(); });
 headSel.addEventListener('change', draw);
@@ -198,7 +191,22 @@ map.addEventListener('mouseover', (e) => {
       `<b>${esc(tokens(kind.cols)[c])}</b> (${kind.cols} ${c + 1}) with weight ${matrix[r][c].toFixed(3)}`;
 });
 map.addEventListener('mouseleave', () => { highlight(-1, -1); info.textContent = HINT; });
-draw();
+// Draws a picture; the kind, layer and head chosen for the previous one stay where they exist.
+function show(picture) {
+  data = picture;
+  kinds = data.kinds.filter((k) => k.layers.length > 0);
+  if (kinds.length === 0) {
+    map.innerHTML = '<p class="empty">The picture holds no attention weights.</p>';
+    $('legend').innerHTML = '';
+    $('thumbs').innerHTML = '';
+    return;
+  }
+  fill(kindSel, kinds.map((k, i) => [i, k.name]), kindSel.value,
+       Math.max(0, kinds.findIndex((k) => k.id === 'cross')));
+  syncControls();
+  draw();
+}
+return {show};
 })();
 )js";
 

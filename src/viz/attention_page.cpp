@@ -86,12 +86,6 @@ nlohmann::json kind_json(const Kind& kind) {
           {"layers", layers}};
 }
 
-nlohmann::json picture_json(const AttentionPicture& picture) {
-  nlohmann::json kinds = nlohmann::json::array();
-  for (const Kind& kind : kinds_of(picture)) kinds.push_back(kind_json(kind));
-  return {{"source", picture.source_tokens}, {"target", picture.target_tokens}, {"kinds", kinds}};
-}
-
 std::string token_chips(const std::vector<std::string>& tokens) {
   std::string out;
   for (const std::string& token : tokens)
@@ -120,6 +114,13 @@ void check_shapes(const AttentionPicture& picture) {
   for (const Kind& kind : kinds_of(picture)) check_kind(kind);
 }
 
+nlohmann::json attention_data(const AttentionPicture& picture) {
+  check_shapes(picture);
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const Kind& kind : kinds_of(picture)) kinds.push_back(kind_json(kind));
+  return {{"source", picture.source_tokens}, {"target", picture.target_tokens}, {"kinds", kinds}};
+}
+
 std::string render_attention_html(const AttentionPicture& picture) {
   check_shapes(picture);
   std::string out = page_begin("Attention: " + picture.source_text, attention_style());
@@ -129,8 +130,9 @@ std::string render_attention_html(const AttentionPicture& picture) {
   out += sentence_card(picture);
   out += attention_controls();
   out += "<script type=\"application/json\" id=\"attention-data\">" +
-         script_json(picture_json(picture)) + "</script>\n<script>\n";
+         script_json(attention_data(picture)) + "</script>\n<script>\n";
   out += attention_script();
+  out += "nmtAttention.show(JSON.parse(document.getElementById('attention-data').textContent));\n";
   out += "</script>\n";
   out += page_end();
   return out;

@@ -119,6 +119,26 @@ TEST(ConfigTest, UnknownKeysAndSectionsAreErrors) {
   EXPECT_EQ(error_of({{"optim", json::object()}}).rfind("optim: unknown section", 0), 0u);
 }
 
+TEST(ConfigTest, ServeSectionReadsChecksAndRoundTrips) {
+  const Config config = config_from_json(
+      {{"serve", {{"host", "0.0.0.0"}, {"port", 0}, {"max_batch", 16}, {"max_wait_ms", 0}}}});
+  EXPECT_EQ(config.serve.host, "0.0.0.0");
+  EXPECT_EQ(config.serve.port, 0);
+  EXPECT_EQ(config.serve.max_batch, 16);
+  EXPECT_EQ(config.serve.max_wait_ms, 0);
+  EXPECT_EQ(config.serve.workers, 1) << "one batch at a time by default";
+  EXPECT_EQ(config_to_json(config)["serve"]["max_batch"], 16);
+  EXPECT_EQ(config_from_json(config_to_json(config)).serve.host, "0.0.0.0");
+  EXPECT_EQ(error_of({{"serve", {{"port", 70000}}}}),
+            "serve.port: expected a TCP port from 0 to 65535, got 70000");
+  EXPECT_EQ(error_of({{"serve", {{"max_batch", 0}}}}),
+            "serve.max_batch: expected a positive integer, got 0");
+  EXPECT_EQ(error_of({{"serve", {{"max_queue", 10}, {"max_sentences", 20}}}}),
+            "serve.max_queue: expected at least max_sentences (20), got 10");
+  EXPECT_EQ(error_of({{"serve", {{"api_key", "x"}}}}).rfind("serve.api_key: unknown key", 0), 0u)
+      << "keys are not configuration";
+}
+
 TEST(ConfigTest, CrossSectionRules) {
   EXPECT_EQ(error_of({{"model", {{"share_embeddings", true}}}}),
             "model.share_embeddings: needs text.shared_vocab = true");

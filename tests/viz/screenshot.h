@@ -24,23 +24,32 @@ inline const char* kChromium = "/usr/bin/chromium";
 
 inline bool has_chromium() { return std::filesystem::exists(kChromium); }
 
-// Runs Chromium headless, offline and without a sandbox (tests may run as root) on a local page,
-// with a fresh profile in scratch; `arguments` come before the page's file:// URL. Its stdout goes
-// to scratch/<name>.out and its stderr to scratch/<name>.log. Returns the exit status (124: timed
-// out).
-inline int run_chromium(const ScratchDir& scratch,
-                        const std::string& name,
-                        const std::string& arguments,
-                        const std::string& page) {
+// Runs Chromium headless and without a sandbox (tests may run as root) on `url` in a window of
+// `window` ("width,height") pixels, with a fresh profile in scratch; `arguments` come before the
+// URL. Its stdout goes to scratch/<name>.out and its stderr to scratch/<name>.log. Returns the exit
+// status (124: timed out).
+inline int run_chromium_at(const ScratchDir& scratch,
+                           const std::string& name,
+                           const std::string& arguments,
+                           const std::string& url,
+                           const std::string& window = "1280,1000") {
   const std::string command =
       std::string("timeout 60 ") + kChromium +
       " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
       " --disable-background-networking --disable-component-update --disable-sync"
       " --user-data-dir='" +
-      scratch.file(name + "-profile") + "' --window-size=1280,1000 " + arguments + " 'file://" +
-      page + "' > '" + scratch.file(name + ".out") + "' 2> '" + scratch.file(name + ".log") + "'";
+      scratch.file(name + "-profile") + "' --window-size=" + window + " " + arguments + " '" + url +
+      "' > '" + scratch.file(name + ".out") + "' 2> '" + scratch.file(name + ".log") + "'";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The same, offline, on a local page (a file) in a 1280 x 1000 window.
+inline int run_chromium(const ScratchDir& scratch,
+                        const std::string& name,
+                        const std::string& arguments,
+                        const std::string& page) {
+  return run_chromium_at(scratch, name, arguments, "file://" + page);
 }
 
 // What a screenshot shows, roughly.
@@ -145,20 +154,23 @@ inline void expect_picture(const ScratchDir& scratch,
 #endif
 }
 
-// The DOM after the page's scripts ran, without the <script> elements (whose source would match
-// too).
-inline std::string rendered_dom(const ScratchDir& scratch,
-                                const std::string& page,
-                                const std::string& name) {
-  const int status = run_chromium(scratch, name + "-dom", "--dump-dom", page);
-  EXPECT_EQ(status, 0) << read_file(scratch.file(name + "-dom.log"));
-  std::string dom = read_file(scratch.file(name + "-dom.out"));
+// A DOM without its <script> elements (whose source would match too).
+inline std::string without_scripts(std::string dom) {
   for (std::size_t at = dom.find("<script"); at != std::string::npos;
        at = dom.find("<script", at)) {
     const std::size_t end = dom.find("</script>", at);
     dom.erase(at, end == std::string::npos ? std::string::npos : end + 9 - at);
   }
   return dom;
+}
+
+// The DOM after the page's scripts ran, without the <script> elements.
+inline std::string rendered_dom(const ScratchDir& scratch,
+                                const std::string& page,
+                                const std::string& name) {
+  const int status = run_chromium(scratch, name + "-dom", "--dump-dom", page);
+  EXPECT_EQ(status, 0) << read_file(scratch.file(name + "-dom.log"));
+  return without_scripts(read_file(scratch.file(name + "-dom.out")));
 }
 
 }  // namespace nmt::testing

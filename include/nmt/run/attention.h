@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nmt/decode/options.h"
+#include "nmt/decode/translator.h"
 #include "nmt/model/transformer.h"
 #include "nmt/run/open_run.h"
 #include "nmt/viz/attention_page.h"
@@ -25,5 +26,12 @@ model::AttentionMaps attention_maps(model::Transformer& model,
 viz::AttentionPicture attention_picture(OpenedRun& run,
                                         const std::string& sentence,
                                         const decode::SearchOptions& options);
+
+// The picture of `sentence` (source_ids: its cleaned and encoded tokens, not empty) translated as
+// `translation` (by the run's model, e.g. in a batch of many).
+viz::AttentionPicture attention_picture(OpenedRun& run,
+                                        const std::string& sentence,
+                                        const std::vector<int64_t>& source_ids,
+                                        const decode::Translation& translation);
 
 }  // namespace nmt::run

@@ -14,6 +14,7 @@
 // token counts; none of them logs or prints.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct AttentionPicture {
 // Throws nmt::Error naming the kind, layer and head when a matrix's shape does not match the token
 // counts, when its values do not hold rows * cols floats, or when a layer has no heads.
 void check_shapes(const AttentionPicture& picture);
+
+// The picture as the pages' script reads it: {"source": [tokens], "target": [tokens], "kinds":
+// [{"id", "name", "rows", "cols", "layers": [{"mean": rows, "heads": [rows, ...]}]}]}, values
+// rounded to 4 decimals. Calls check_shapes first.
+nlohmann::json attention_data(const AttentionPicture& picture);
 
 // The self-contained HTML page described above (UTF-8). All text from the picture is escaped. Calls
 // check_shapes first.

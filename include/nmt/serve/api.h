@@ -1,0 +1,76 @@
+// The HTTP API of `nmt serve` as plain data, shared by its two request formats (libre_api.h:
+// LibreTranslate's POST /translate and GET /languages; v1_api.h: nmt's POST /v1/translate): what
+// the server knows of its model, the parts of a request the API reads, reading a request's fields,
+// checking its API key, and refusals. No HTTP (server.h routes requests here) and no model.
+//
+// Every refusal is an ApiError: its status and the message the server sends as {"error": ...}.
+// Torch-free; never logs.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nmt/decode/options.h"
+#include "nmt/error.h"
+
+namespace nmt::serve {
+
+// A request the server answers with `status` and {"error": message}.
+class ApiError : public Error {
+ public:
+  ApiError(int status, const std::string& message, int64_t retry_after_seconds = 0)
+      : Error(message), status_(status), retry_after_seconds_(retry_after_seconds) {}
+  int status() const { return status_; }
+  // > 0: the answer carries Retry-After.
+  int64_t retry_after_seconds() const { return retry_after_seconds_; }
+
+ private:
+  int status_;
+  int64_t retry_after_seconds_;
+};
+
+// What the server tells about its model, and the defaults requests start from.
+struct ModelInfo {
+  std::string source_lang;  // "" when the run records none: any source code is accepted
+  std::string target_lang;  // likewise
+  std::string run;          // the run directory
+  std::string checkpoint;   // the weights' file (an ensemble's joined by " + ")
+  std::string version;      // identifies the weights: the CRC-32 of the checkpoint file(s), hex
+  decode::SearchOptions defaults;  // the run's decode section with the command's flags
+};
+
+// The parts of an HTTP request the API reads.
+struct RequestParts {
+  std::string content_type;  // the Content-Type header
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> form;  // query and form fields, in order
+  std::string authorization;                              // the Authorization header
+};
+
+// Which API a request came to: they differ in how they answer a missing key.
+enum class Api { kLibre, kV1 };
+
+// The request's fields as one JSON object: for /translate the JSON body when the Content-Type is
+// JSON (as Flask's is_json) and the form fields otherwise (the first value of each name); for
+// /v1/translate always the JSON body. Throws ApiError 400 when the body is not a JSON object.
+nlohmann::json request_fields(const RequestParts& parts, Api api);
+
+// Nothing when `expected` is empty; otherwise the request must carry it as "Authorization:
+// Bearer KEY" or as the api_key field. A wrong key is 403 "Invalid API key"; a missing one is 400
+// (LibreTranslate's "Please contact the server operator to get an API key") on /translate and
+// 401 on /v1/translate.
+void check_api_key(const std::string& expected,
+                   const nlohmann::json& fields,
+                   const std::string& authorization,
+                   Api api);
+
+// The model's description in answers and in GET /health.
+nlohmann::json model_json(const ModelInfo& model);
+
+// A JSON value as answer text: invalid UTF-8 in strings is replaced, never an exception.
+std::string dump(const nlohmann::json& value);
+
+}  // namespace nmt::serve

@@ -1,0 +1,55 @@
+// The HTTP side of `nmt serve`, on cpp-httplib (Debian's libcpp-httplib-dev): routes, body size
+// limit, API keys, CORS, the page, and the answers of api.h. Requests wait for their translations
+// in a Batcher over the TranslateFn given by set_model; until then the translation endpoints and
+// /health answer 503 ("loading").
+//
+//   GET  /               the page (viz/translate_page.h)     POST /translate     LibreTranslate's
+//   GET  /languages      LibreTranslate's                    POST /v1/translate  nmt's own
+//   GET  /health         {"status": "ok" | "loading" | "stopping", "model": ..., "queue": ...}
+//   GET  /metrics        Prometheus text (metrics.h)
+//
+// Every request gets an answer: errors are {"error": message} with 400 (bad input, naming the
+// limit), 401/403 (API key), 404, 413 (body over serve.max_body_bytes), 500, 503 with Retry-After
+// (queue full, loading) or 504 (serve.timeout_ms). Torch-free; throws nmt::Error when it cannot
+// listen; never logs.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "nmt/serve/api.h"
+#include "nmt/serve/batcher.h"
+#include "nmt/serve/options.h"
+
+namespace nmt::serve {
+
+class Server {
+ public:
+  // api_key: the key requests must carry; "" = none.
+  Server(const ServeOptions& options, std::string api_key);
+  // stop(), then wait(); queued sentences are still translated before it returns.
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds options.host:options.port (port 0: any free port) and accepts connections in a thread
+  // of its own; returns the port once connections are accepted. Throws nmt::Error when it cannot
+  // bind.
+  int start();
+
+  // The model from now on (once): its description and the function that translates a batch.
+  void set_model(const ModelInfo& model, TranslateFn translate);
+
+  // Stops accepting connections; queued sentences leave in batches at once. Returns at once;
+  // thread-safe.
+  void stop();
+
+  // Returns once the server has stopped and every request it accepted has been answered.
+  void wait();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nmt::serve

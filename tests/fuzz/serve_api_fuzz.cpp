@@ -1,0 +1,95 @@
+// Fuzzes the readers of nmt serve's HTTP API (nmt/serve/*_api.h) on arbitrary request bodies, as
+// both APIs and as a form: request_fields, check_api_key, libre_request and v1_request, and the
+// answers built for what they accept. Only ApiError may escape, with a 4xx status; an accepted
+// request stays within the limits, and its answer serialises (invalid UTF-8 included).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_support.h"
+#include "nmt/serve/api.h"
+#include "nmt/serve/libre_api.h"
+#include "nmt/serve/v1_api.h"
+
+namespace {
+
+using nmt::serve::Api;
+using nmt::serve::ApiError;
+
+std::vector<nmt::serve::SentenceResult> echo(const std::vector<std::string>& sentences,
+                                             int64_t n_best) {
+  std::vector<nmt::serve::SentenceResult> results(sentences.size());
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    for (int64_t rank = 0; rank < n_best; ++rank) {
+      results[i].hypotheses.push_back({sentences[i], -static_cast<float>(rank)});
+    }
+  }
+  return results;
+}
+
+void check_libre(const nlohmann::json& fields,
+                 const nmt::serve::ServeOptions& limits,
+                 const nmt::serve::ModelInfo& model) {
+  const nmt::serve::LibreRequest request = nmt::serve::libre_request(fields, limits, model);
+  std::size_t lines = 0;
+  for (const std::size_t count : request.line_counts) lines += count;
+  NMT_FUZZ_CHECK(lines == request.lines.size(), "line counts add up to the lines");
+  NMT_FUZZ_CHECK(static_cast<int64_t>(lines) <= limits.max_sentences, "within max_sentences");
+  NMT_FUZZ_CHECK(request.alternatives < limits.max_beam_size, "alternatives within the beam");
+  const auto answer =
+      nmt::serve::libre_answer(request, echo(request.lines, request.options.n_best), model);
+  (void)nmt::serve::dump(answer);
+}
+
+void check_v1(const nlohmann::json& fields,
+              const nmt::serve::ServeOptions& limits,
+              const nmt::serve::ModelInfo& model) {
+  const nmt::serve::V1Request request = nmt::serve::v1_request(fields, limits, model.defaults);
+  NMT_FUZZ_CHECK(static_cast<int64_t>(request.sentences.size()) <= limits.max_sentences,
+                 "within max_sentences");
+  NMT_FUZZ_CHECK(request.options.beam_size <= limits.max_beam_size, "within max_beam_size");
+  NMT_FUZZ_CHECK(request.options.max_len <= nmt::serve::kMaxOutputTokens, "within max_len");
+  const auto answer =
+      nmt::serve::v1_answer(request, echo(request.sentences, request.options.n_best), model);
+  (void)nmt::serve::dump(answer);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  const std::string body(nmt::fuzz::as_text(data, size));
+  nmt::serve::ServeOptions limits;
+  limits.max_sentences = 16;
+  limits.max_chars = 200;
+  nmt::serve::ModelInfo model;
+  model.source_lang = "en";
+  model.target_lang = "es";
+  // The body as JSON for each API, and split at '&' and '=' as form fields.
+  std::vector<std::pair<std::string, std::string>> form;
+  for (std::size_t start = 0; start <= body.size();) {
+    const std::size_t end = std::min(body.find('&', start), body.size());
+    const std::string pair = body.substr(start, end - start);
+    const std::size_t equals = pair.find('=');
+    form.emplace_back(pair.substr(0, equals),
+                      equals == std::string::npos ? "" : pair.substr(equals + 1));
+    start = end + 1;
+  }
+  const nmt::serve::RequestParts parts[] = {{"application/json", body, {}, ""},
+                                            {"application/x-www-form-urlencoded", "", form, ""}};
+  for (const Api api : {Api::kLibre, Api::kV1}) {
+    for (const nmt::serve::RequestParts& request : parts) {
+      try {
+        const nlohmann::json fields = nmt::serve::request_fields(request, api);
+        nmt::serve::check_api_key("key", fields, "", api);
+        if (api == Api::kLibre) {
+          check_libre(fields, limits, model);
+        } else {
+          check_v1(fields, limits, model);
+        }
+      } catch (const ApiError& error) {
+        NMT_FUZZ_CHECK(error.status() >= 400 && error.status() < 500, "refusals are 4xx");
+      }
+    }
+  }
+  return 0;
+}

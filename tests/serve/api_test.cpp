@@ -1,0 +1,299 @@
+#include "nmt/serve/api.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_model.h"
+#include "nmt/serve/libre_api.h"
+#include "nmt/serve/v1_api.h"
+
+namespace nmt::serve {
+namespace {
+
+using nlohmann::json;
+
+ModelInfo en_es() {
+  ModelInfo model;
+  model.source_lang = "en";
+  model.target_lang = "es";
+  model.run = "runs/tiny";
+  model.checkpoint = "runs/tiny/best.pt";
+  model.version = "0badc0de";
+  return model;
+}
+
+// The ApiError a call throws, as "status message".
+template <class Call>
+std::string refusal(Call&& call) {
+  try {
+    call();
+  } catch (const ApiError& error) {
+    return std::to_string(error.status()) + " " + error.what();
+  }
+  return "accepted";
+}
+
+std::string libre_refusal(const json& fields, const ModelInfo& model = en_es()) {
+  return refusal([&] { (void)libre_request(fields, ServeOptions{}, model); });
+}
+
+std::vector<SentenceResult> results_of(const std::vector<std::string>& lines, int n_best = 1) {
+  decode::SearchOptions options;
+  options.n_best = n_best;
+  testing::FakeModel model;
+  return model.translate({lines, std::vector<bool>(lines.size(), false), options});
+}
+
+TEST(RequestFieldsTest, JsonBodiesAndFormsGiveTheSameFields) {
+  const json from_json = request_fields(
+      {"application/json; charset=utf-8", R"({"q": ["a", "b"], "source": "en"})", {}, ""},
+      Api::kLibre);
+  EXPECT_EQ(from_json, json::parse(R"({"q": ["a", "b"], "source": "en"})"));
+  const json from_form = request_fields({"application/x-www-form-urlencoded",
+                                         "",
+                                         {{"q", "hello"}, {"q", "again"}, {"target", "es"}},
+                                         ""},
+                                        Api::kLibre);
+  EXPECT_EQ(from_form, json::parse(R"({"q": "hello", "target": "es"})")) << "first value wins";
+  // application/*+json counts as JSON, as Flask's is_json has it.
+  EXPECT_EQ(request_fields({"application/vnd.api+json", R"({"q": "x"})", {}, ""}, Api::kLibre),
+            json::parse(R"({"q": "x"})"));
+}
+
+TEST(RequestFieldsTest, BodiesThatAreNotAJsonObjectAreRefused) {
+  EXPECT_EQ(refusal([] {
+              request_fields({"application/json", "{\"q\": ", {}, ""}, Api::kLibre);
+            }).rfind("400 Failed to decode JSON object: parse error at line 1, column 7", 0),
+            0u);
+  EXPECT_EQ(refusal([] {
+              request_fields({"application/json", "[1, 2]", {}, ""}, Api::kLibre);
+            }),
+            "400 Invalid JSON format");
+  // /v1/translate reads JSON whatever the Content-Type says.
+  EXPECT_EQ(refusal([] {
+              request_fields({"text/plain", "\"q\"", {}, ""}, Api::kV1);
+            }),
+            "400 Invalid JSON format");
+}
+
+TEST(ApiKeyTest, MissingAndWrongKeysAreRefusedAsEachApiDoes) {
+  const json none = json::object();
+  EXPECT_EQ(refusal([&] { check_api_key("", none, "", Api::kV1); }), "accepted");
+  EXPECT_EQ(refusal([&] { check_api_key("s3cret", none, "", Api::kLibre); }),
+            "400 Please contact the server operator to get an API key");
+  EXPECT_EQ(refusal([&] { check_api_key("s3cret", none, "", Api::kV1); }),
+            "401 missing API key: send it as \"Authorization: Bearer KEY\" or as api_key");
+  EXPECT_EQ(refusal([&] { check_api_key("s3cret", none, "Bearer s3cre", Api::kV1); }),
+            "403 Invalid API key");
+  EXPECT_EQ(refusal([&] {
+              check_api_key("s3cret", {{"api_key", "s3cretX"}}, "", Api::kLibre);
+            }),
+            "403 Invalid API key");
+  EXPECT_EQ(refusal([&] { check_api_key("s3cret", none, "Bearer s3cret", Api::kV1); }), "accepted");
+  EXPECT_EQ(refusal([&] {
+              check_api_key("s3cret", {{"api_key", "s3cret"}}, "", Api::kLibre);
+            }),
+            "accepted");
+}
+
+TEST(LibreRequestTest, RefusesMissingAndWrongFieldsWithLibreTranslatesWords) {
+  EXPECT_EQ(libre_refusal({{"source", "en"}, {"target", "es"}}),
+            "400 Invalid request: missing q parameter");
+  EXPECT_EQ(libre_refusal({{"q", ""}, {"source", "en"}, {"target", "es"}}),
+            "400 Invalid request: missing q parameter");
+  EXPECT_EQ(libre_refusal({{"q", "hi"}, {"target", "es"}}),
+            "400 Invalid request: missing source parameter");
+  EXPECT_EQ(libre_refusal({{"q", "hi"}, {"source", "en"}}),
+            "400 Invalid request: missing target parameter");
+  EXPECT_EQ(libre_refusal({{"q", 5}, {"source", "en"}, {"target", "es"}}),
+            "400 Invalid request: q must be a string or a list of strings");
+  EXPECT_EQ(libre_refusal({{"q", {"a", 1}}, {"source", "en"}, {"target", "es"}}),
+            "400 Invalid request: q[1] is not a string");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"alternatives", "x"}}),
+            "400 Invalid request: alternatives parameter is not a number");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"alternatives", 16}}),
+            "400 Invalid request: alternatives parameter must be <= 15");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"format", "html"}}),
+            "400 html format is not supported");
+}
+
+TEST(LibreRequestTest, AWrongLanguagePairNamesThePairTheModelServes) {
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "fr"}, {"target", "es"}}),
+            "400 fr is not supported (this model translates en to es)");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "de"}}),
+            "400 de is not supported (this model translates en to es)");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "auto"}, {"target", "es"}}), "accepted");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "EN"}, {"target", "Es"}}), "accepted");
+  // A run without language codes takes any.
+  ModelInfo any = en_es();
+  any.source_lang.clear();
+  any.target_lang.clear();
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "xx"}, {"target", "auto"}}, any), "accepted");
+  any.target_lang = "es";
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "xx"}, {"target", "de"}}, any),
+            "400 de is not supported (this model translates any language to es)");
+}
+
+TEST(LibreRequestTest, LimitsNameTheirSizeAndLimit) {
+  ServeOptions limits;
+  limits.max_sentences = 3;
+  limits.max_chars = 10;
+  const auto refused = [&](const json& q) {
+    return refusal([&] {
+      (void)libre_request({{"q", q}, {"source", "en"}, {"target", "es"}}, limits, en_es());
+    });
+  };
+  EXPECT_EQ(refused({"a", "b", "c", "d"}),
+            "400 Invalid request: request (4) exceeds text limit (3)");
+  EXPECT_EQ(refused("one\ntwo\nthree\nfour"),
+            "400 Invalid request: request (4) exceeds text limit (3)")
+      << "lines count as sentences";
+  EXPECT_EQ(refused("ñññññññññññ"), "400 Invalid request: request (11) exceeds text limit (10)")
+      << "characters are code points, not bytes";
+  EXPECT_EQ(refused("ññññññññññ"), "accepted");
+}
+
+TEST(LibreRequestTest, TextsAreTranslatedLineByLineAndJoinedBack) {
+  const LibreRequest request = libre_request(
+      {{"q", {"Hello.\r\nBye.", "One"}}, {"source", "en"}, {"target", "es"}}, {}, en_es());
+  EXPECT_EQ(request.lines, (std::vector<std::string>{"Hello.", "Bye.", "One"}));
+  EXPECT_EQ(request.line_counts, (std::vector<std::size_t>{2, 1}));
+  EXPECT_TRUE(request.is_list);
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), en_es())),
+            R"({"translatedText":["HELLO.\nBYE.","ONE"]})");
+}
+
+TEST(LibreRequestTest, AnswersAStringWithAString) {
+  const LibreRequest request =
+      libre_request({{"q", "hi"}, {"source", "en"}, {"target", "es"}}, {}, en_es());
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), en_es())),
+            R"({"translatedText":"HI"})");
+}
+
+TEST(LibreRequestTest, AlternativesComeFromBeamSearchsNBest) {
+  const LibreRequest request = libre_request(
+      {{"q", "hi"}, {"source", "en"}, {"target", "es"}, {"alternatives", "2"}}, {}, en_es());
+  EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
+  EXPECT_EQ(request.options.n_best, 3);
+  EXPECT_EQ(request.options.beam_size, 5);
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines, 3), en_es())),
+            R"({"alternatives":["HI #2","HI #3"],"translatedText":"HI"})");
+}
+
+TEST(LibreRequestTest, AutoIsAnsweredWithTheModelsSourceLanguage) {
+  const LibreRequest request =
+      libre_request({{"q", {"a", "b"}}, {"source", "auto"}, {"target", "es"}}, {}, en_es());
+  const json answer = libre_answer(request, results_of(request.lines), en_es());
+  EXPECT_EQ(answer["detectedLanguage"], json::parse(R"([{"confidence": 100.0, "language": "en"},
+                            {"confidence": 100.0, "language": "en"}])"));
+}
+
+TEST(LibreLanguagesTest, ListsThePairTheModelServes) {
+  EXPECT_EQ(dump(libre_languages(en_es())), R"([{"code":"en","name":"English","targets":["es"]},)"
+                                            R"({"code":"es","name":"Spanish","targets":[]}])");
+  EXPECT_EQ(dump(libre_languages(ModelInfo{})), "[]");
+}
+
+TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
+  decode::SearchOptions defaults;
+  defaults.beam_size = 4;
+  defaults.precision = decode::Precision::kBf16;
+  const V1Request request = v1_request(
+      json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 3, "length_penalty": 0.6,
+                      "scores": true, "attention": true, "seed": 7})"),
+      {}, defaults);
+  EXPECT_EQ(request.sentences, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
+  EXPECT_EQ(request.options.beam_size, 4);
+  EXPECT_EQ(request.options.n_best, 3);
+  EXPECT_DOUBLE_EQ(request.options.length_penalty, 0.6);
+  EXPECT_EQ(request.options.seed, 7u);
+  EXPECT_EQ(request.options.precision, decode::Precision::kBf16)
+      << "the server's, not the request's";
+  EXPECT_TRUE(request.wants_scores);
+  EXPECT_TRUE(request.wants_attention);
+  EXPECT_EQ(v1_request({{"q", "one"}}, {}, defaults).sentences, (std::vector<std::string>{"one"}));
+}
+
+TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
+  const auto refused = [](const std::string& body) {
+    return refusal([&] { (void)v1_request(json::parse(body), ServeOptions{}, {}); });
+  };
+  EXPECT_EQ(refused(R"({"q": "a", "beam": 5})"),
+            "400 beam: unknown key (known keys: q, strategy, beam_size, n_best, length_penalty, "
+            "max_len, temperature, top_k, top_p, seed, scores, attention, api_key)");
+  EXPECT_EQ(refused(R"({})"), "400 q: missing (a sentence or a list of sentences)");
+  EXPECT_EQ(refused(R"({"q": {"a": 1}})"),
+            "400 q: expected a string or a list of strings, got {\"a\":1}");
+  EXPECT_EQ(refused(R"({"q": ["a", null]})"), "400 q[1]: expected a string, got null");
+  EXPECT_EQ(refused(R"({"q": "a", "strategy": "best"})"),
+            "400 strategy: expected one of \"greedy\", \"sample\", \"beam\", got \"best\"");
+  EXPECT_EQ(refused(R"({"q": "a", "beam_size": 17})"),
+            "400 beam_size: expected an integer from 1 to serve.max_beam_size (16), got 17");
+  EXPECT_EQ(refused(R"({"q": "a", "beam_size": "5"})"),
+            "400 beam_size: expected an integer from 1 to serve.max_beam_size (16), got \"5\"");
+  EXPECT_EQ(refused(R"({"q": "a", "n_best": 0})"),
+            "400 n_best: expected an integer from 1 to serve.max_beam_size (16), got 0");
+  EXPECT_EQ(refused(R"({"q": "a", "max_len": 5000})"),
+            "400 max_len: expected an integer from 0 (automatic) to 1024, got 5000");
+  EXPECT_EQ(refused(R"({"q": "a", "temperature": 0})"),
+            "400 temperature: expected a number above 0, at most 1000, got 0");
+  EXPECT_EQ(refused(R"({"q": "a", "top_p": 1.5})"),
+            "400 top_p: expected a number in (0, 1], got 1.5");
+  EXPECT_EQ(refused(R"({"q": "a", "top_k": -1})"),
+            "400 top_k: expected a non-negative integer, got -1");
+  EXPECT_EQ(refused(R"({"q": "a", "seed": -3})"),
+            "400 seed: expected a non-negative integer, got -3");
+  EXPECT_EQ(refused(R"({"q": "a", "scores": "yes"})"),
+            "400 scores: expected true or false, got \"yes\"");
+  const std::string long_value = "\"" + std::string(100, 'x') + "\"";
+  EXPECT_EQ(refused(R"({"q": "a", "top_p": )" + long_value + "}"),
+            "400 top_p: expected a number in (0, 1], got \"" + std::string(56, 'x') + "...")
+      << "long values are cut";
+}
+
+TEST(V1RequestTest, LimitsNameTheServeKey) {
+  ServeOptions limits;
+  limits.max_sentences = 2;
+  limits.max_chars = 3;
+  const auto refused = [&](const json& fields) {
+    return refusal([&] { (void)v1_request(fields, limits, {}); });
+  };
+  EXPECT_EQ(refused({{"q", {"a", "b", "c"}}}),
+            "400 q: 3 sentences, more than serve.max_sentences (2)");
+  EXPECT_EQ(refused({{"q", {"ok", "long"}}}),
+            "400 q[1]: 4 characters, more than serve.max_chars (3)");
+}
+
+TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {
+  ModelInfo model = en_es();
+  V1Request request =
+      v1_request(json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 2, "scores": true,
+                      "attention": true})"),
+                 {}, {});
+  std::vector<SentenceResult> results = results_of(request.sentences, 2);
+  results[0].attention = testing::tiny_picture("a");
+  const json answer = v1_answer(request, results, model);
+  EXPECT_EQ(answer["translations"][0]["text"], "A");
+  EXPECT_FLOAT_EQ(answer["translations"][0]["score"].get<float>(), -1.0f);
+  EXPECT_EQ(answer["translations"][1]["hypotheses"],
+            json::parse(R"([{"text": "B", "score": -1.0}, {"text": "B #2", "score": -2.0}])"));
+  EXPECT_EQ(answer["translations"][0]["attention"]["source"], json::parse(R"(["a"])"));
+  EXPECT_FALSE(answer["translations"][1].contains("attention"));
+  EXPECT_EQ(answer["model"], json::parse(R"({"source_lang": "en", "target_lang": "es",
+      "run": "runs/tiny", "checkpoint": "runs/tiny/best.pt", "version": "0badc0de"})"));
+  EXPECT_EQ(answer["options"]["strategy"], "beam");
+  EXPECT_EQ(answer["options"]["n_best"], 2);
+
+  request.wants_scores = false;
+  request.options.n_best = 1;
+  const json plain = v1_answer(request, results_of(request.sentences), model);
+  EXPECT_EQ(plain["translations"][1], json::parse(R"({"text": "B"})"));
+  EXPECT_TRUE(plain["translations"][0]["attention"].is_null()) << "asked for, none drawn";
+}
+
+TEST(DumpTest, InvalidUtf8IsReplacedNotThrown) {
+  EXPECT_EQ(dump(json{{"text", std::string("a\xff")}}), "{\"text\":\"a\xEF\xBF\xBD\"}");
+}
+
+}  // namespace
+}  // namespace nmt::serve
