@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#ifdef NMT_WITH_DNNL
-#include <oneapi/dnnl/dnnl.h>
-#endif
+#include "model/int8_backend.h"
 
 namespace nmt::model {
 namespace {
@@ -59,8 +57,14 @@ bool has_int8_matmul() {
 }
 
 Int8Matrix quantize_rows(const at::Tensor& weight) {
+  TORCH_CHECK(has_int8_matmul(), "int8 inference needs oneDNN: rebuild nmt with libdnnl-dev");
   const at::Tensor w = weight.detach().to(at::kFloat).contiguous().cpu();
   Int8Matrix matrix;
+#ifdef NMT_WITH_DNNL
+  matrix.module = PrivateModule::load("libnmt_int8.so", "NMT_INT8_MODULE", NMT_INT8_MODULE_PATH,
+                                      "nmt_gemm_s8s8s32");
+  matrix.gemm = reinterpret_cast<decltype(matrix.gemm)>(matrix.module->symbol("nmt_gemm_s8s8s32"));
+#endif
   matrix.rows = w.size(0);
   matrix.cols = w.size(1);
   matrix.values.resize(static_cast<std::size_t>(matrix.rows * matrix.cols));
@@ -81,7 +85,6 @@ void int8_gemm(const float* x,
                const float* bias,
                float* y,
                Int8Scratch& scratch) {
-  TORCH_CHECK(has_int8_matmul(), "int8 inference needs oneDNN: rebuild nmt with libdnnl-dev");
   const int64_t k = weight.cols;
   const int64_t n = weight.rows;
   scratch.quantized.resize(static_cast<std::size_t>(m * k));
@@ -91,13 +94,9 @@ void int8_gemm(const float* x,
     scratch.row_scales[static_cast<std::size_t>(i)] =
         quantize_row(x + i * k, k, scratch.quantized.data() + i * k);
   }
-#ifdef NMT_WITH_DNNL
-  const int32_t no_offset = 0;
-  const dnnl_status_t status =
-      dnnl_gemm_s8s8s32('N', 'T', 'F', m, n, k, 1.0f, scratch.quantized.data(), k, 0,
-                        weight.values.data(), k, 0, 0.0f, scratch.sums.data(), n, &no_offset);
-  TORCH_CHECK(status == dnnl_success, "oneDNN int8 GEMM failed with status ", status);
-#endif
+  const int status = weight.gemm(m, n, k, scratch.quantized.data(), weight.values.data(),
+                                 scratch.sums.data());
+  TORCH_CHECK(status == 0, "oneDNN int8 GEMM failed with status ", status);
   for (int64_t i = 0; i < m; ++i) {
     dequantize_row(scratch.sums.data() + i * n, n, scratch.row_scales[static_cast<std::size_t>(i)],
                    weight.scales.data(), bias, y + i * n);

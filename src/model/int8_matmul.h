@@ -2,27 +2,35 @@
 // uses AVX512-VNNI where the processor has it). Weights are quantised once, symmetrically per
 // output row; each input row is quantised symmetrically when it arrives, so both scales factor
 // out of the integer sums:  y[i, j] = sx[i] * sw[j] * sum_k xq[i, k] wq[j, k] + b[j].
-// Built only where oneDNN's headers are found (NMT_WITH_DNNL); private to src/model.
+// The GEMM is in libnmt_int8.so (model/int8_backend.h), built only where oneDNN's headers are
+// found (NMT_WITH_DNNL); private to src/model.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "nmt/private_module.h"
 
 namespace nmt::model {
 
-// A weight matrix [rows, cols] as int8 values and one fp32 scale per row.
+// A weight matrix [rows, cols] as int8 values and one fp32 scale per row, with the GEMM that
+// multiplies it.
 struct Int8Matrix {
   int64_t rows = 0;
   int64_t cols = 0;
-  std::vector<int8_t> values;  // row-major
-  std::vector<float> scales;   // per row: value * scale = weight
+  std::vector<int8_t> values;                   // row-major
+  std::vector<float> scales;                    // per row: value * scale = weight
+  std::shared_ptr<const PrivateModule> module;  // libnmt_int8.so
+  int (*gemm)(int64_t, int64_t, int64_t, const int8_t*, const int8_t*, int32_t*) = nullptr;
 };
 
 // True when this build has oneDNN's integer GEMM.
 bool has_int8_matmul();
 
+// weight quantised, with the GEMM module loaded. Throws nmt::Error when it cannot be loaded.
 Int8Matrix quantize_rows(const at::Tensor& weight);
 
 // Buffers int8_gemm reuses from one call to the next.
