@@ -87,6 +87,7 @@ void fields(Visit& visit, EndRecord& r) {
   visit("message", r.message);
   visit("epoch", r.epoch);
   visit("step", r.step);
+  visit("batch", r.batch);
   visit("train_seconds", r.train_seconds);
   visit("best_valid_loss", r.best_valid_loss);
   visit("best_metric", r.best_metric);
@@ -163,6 +164,15 @@ class JsonReader {
       return;
     }
     field = it->get<double>();
+  }
+  void operator()(const char* key, std::optional<int64_t>& field) {
+    const auto it = in_.find(key);
+    if (it == in_.end() || it->is_null()) return;
+    if (!it->is_number_integer()) {
+      is_valid_ = false;
+      return;
+    }
+    field = it->get<int64_t>();
   }
   void operator()(const char* key, std::optional<std::string>& field) {
     const auto it = in_.find(key);

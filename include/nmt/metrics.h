@@ -83,9 +83,9 @@ struct AverageRecord {
 
 // Training stopped.
 struct EndRecord {
-  std::string reason;   // finished, early_stopped, step_limit, interrupted, diverged
+  std::string reason;   // finished, early_stopped, step_limit, interrupted, diverged, time_limit
   std::string message;  // the sentence shown to the user
-  int64_t epoch = 0;
+  int64_t epoch = 0;    // epochs completed
   int64_t step = 0;
   double train_seconds = 0.0;
   std::optional<double> best_valid_loss{};   // with best_metric "loss"
@@ -93,6 +93,9 @@ struct EndRecord {
   std::optional<double> best_score{};        // of best.pt, in best_metric
   std::optional<double> best_step{};         // the step best.pt was saved at
   double time = 0.0;
+  // Where in the unfinished epoch training stopped: its next batch (0 at an epoch's end). Absent
+  // in records written before it existed.
+  std::optional<int64_t> batch{};
 };
 
 // `nmt eval` scored a model.

@@ -157,6 +157,7 @@ void log_outcome(const TrainOutcome& outcome) {
     case train::StopReason::kFinished:
     case train::StopReason::kEarlyStopped:
     case train::StopReason::kStepLimit:
+    case train::StopReason::kTimeLimit:
       spdlog::info("{}; {} steps in {}, {:.0f} target tokens/s. Model in {}", result.message,
                    result.progress.step, format_clock(result.progress.train_seconds),
                    static_cast<double>(result.progress.target_tokens) /
@@ -295,6 +296,7 @@ int exit_status(train::StopReason reason) {
     case train::StopReason::kFinished:
     case train::StopReason::kEarlyStopped:
     case train::StopReason::kStepLimit:
+    case train::StopReason::kTimeLimit:
       return 0;
     case train::StopReason::kInterrupted:
       return 130;

@@ -41,6 +41,7 @@ void TrainOptions::validate() const {
   check::non_negative("max_tokens", max_tokens);
   check::positive("epochs", epochs);
   check::non_negative("max_steps", max_steps);
+  check::non_negative("max_time", max_time_seconds);
   check::positive("lr", lr);
   check::positive("warmup", warmup);
   check::fraction("label_smoothing", label_smoothing);

@@ -142,6 +142,25 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(written["train"]["precision"], "bf16");
 }
 
+TEST(ConfigTest, MaxTimeIsADurationRecordedInTheResolvedConfig) {
+  EXPECT_EQ(config_from_json(json::object()).train.max_time_seconds, 0.0);
+  EXPECT_EQ(config_to_json(Config{})["train"]["max_time"], "0");
+  const Config config = config_from_json({{"train", {{"max_time", "1h30m"}}}});
+  EXPECT_EQ(config.train.max_time_seconds, 5400.0);
+  EXPECT_EQ(config_to_json(config)["train"]["max_time"], "1h30m");
+  EXPECT_EQ(config_from_json({{"train", {{"max_time", 0}}}}).train.max_time_seconds, 0.0);
+  EXPECT_EQ(config_from_json({{"train", {{"max_time", ""}}}}).train.max_time_seconds, 0.0);
+  EXPECT_EQ(resolve_config(json::object(), {parse_config_override("train.max_time=40m")})
+                .train.max_time_seconds,
+            2400.0);
+  const std::string expected =
+      "train.max_time: expected a duration such as \"90s\", \"40m\", \"2h\" or \"1h30m\" (0 = "
+      "no limit), got ";
+  EXPECT_EQ(error_of({{"train", {{"max_time", 90}}}}), expected + "90");
+  EXPECT_EQ(error_of({{"train", {{"max_time", "40 minutes"}}}}), expected + "\"40 minutes\"");
+  EXPECT_EQ(error_of({{"train", {{"max_time", true}}}}), expected + "true");
+}
+
 TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
   testing::ScratchDir dir;
   EXPECT_THROW(load_config(dir.file("none.json")), ConfigError);
