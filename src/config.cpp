@@ -60,7 +60,7 @@ const char* name_of(const Choices<E>& choices, E value) {
   return "?";
 }
 
-enum class IntKind { kPositive, kNonNegative };
+enum class IntKind { kPositive, kNonNegative, kAny };
 
 // A field written as a duration ("40m", "1h30m": nmt/format.h) and held in seconds.
 struct DurationField {};
@@ -97,13 +97,17 @@ class ConfigReader {
   void operator()(const char* key, int64_t& field, IntKind kind) {
     const json* value = find(key);
     if (!value) return;
-    const char* expected =
-        kind == IntKind::kPositive ? "a positive integer" : "a non-negative integer";
+    const char* expected = kind == IntKind::kPositive      ? "a positive integer"
+                           : kind == IntKind::kNonNegative ? "a non-negative integer"
+                                                           : "an integer";
     if (!value->is_number_integer()) fail(path(key), expected, *value);
     const bool is_too_large =
         value->is_number_unsigned() &&
         value->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max());
-    if (is_too_large || value->get<int64_t>() < (kind == IntKind::kPositive ? 1 : 0)) {
+    const int64_t least = kind == IntKind::kPositive      ? 1
+                          : kind == IntKind::kNonNegative ? 0
+                                                          : std::numeric_limits<int64_t>::min();
+    if (is_too_large || value->get<int64_t>() < least) {
       fail(path(key), expected, *value);
     }
     field = value->get<int64_t>();
@@ -315,6 +319,9 @@ void config_fields(Fields& f, Config& c) {
   f("shared_vocab", c.text.shared_vocab);
   f("model_type", c.text.model_type, kSubwordModels);
   f("character_coverage", c.text.character_coverage);
+  f("sampling_nbest", c.text.sampling_nbest, IntKind::kAny);
+  f("sampling_alpha", c.text.sampling_alpha);
+  f("bpe_dropout", c.text.bpe_dropout);
 
   f.section("model");
   f("d_model", c.model.d_model, IntKind::kPositive);

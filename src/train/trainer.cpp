@@ -541,6 +541,11 @@ bool Trainer::has_just_validated() const {
 
 EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
   const TrainOptions& options = setup_.options;
+  if (setup_.encode_epoch) {
+    const auto start = Clock::now();
+    train_ = setup_.encode_epoch(progress_.epoch);
+    progress_.train_seconds += seconds_since(start);
+  }
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
   const int64_t per_update = batches_per_update();

@@ -87,6 +87,59 @@ TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
   EXPECT_TRUE(same_parameters(straight.model, resumed.model));
 }
 
+// Subword regularisation hands the trainer each epoch's pairs encoded anew; a run resumed
+// mid-epoch asks for that epoch's pairs again and ends where an uninterrupted run ends.
+TEST(TrainerTest, PairsEncodedAnewEachEpochResumeBitIdentically) {
+  const std::atomic<bool> never{false};
+  std::vector<int64_t> asked;
+  const auto per_epoch = [&asked](int64_t epoch) {
+    asked.push_back(epoch);
+    return copy_pairs(64, 100 + static_cast<uint64_t>(epoch));  // other lengths, other batches
+  };
+  testing::ScratchDir straight_dir;
+  TrainingRun straight = make_run(straight_dir.path(), small_options());
+  straight.trainer = std::make_unique<Trainer>(straight.model,
+                                               TrainerSetup{small_options(),
+                                                            RunDir(straight_dir.path()),
+                                                            "{}",
+                                                            torch::kCPU,
+                                                            false,
+                                                            nullptr,
+                                                            {},
+                                                            per_epoch},
+                                               copy_pairs(64, 1), copy_pairs(16, 2));
+  ASSERT_EQ(straight.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_EQ(asked, (std::vector<int64_t>{0, 1}));
+
+  testing::ScratchDir resumed_dir;
+  TrainOptions first_part = small_options();
+  first_part.max_steps = 11;  // epoch 2, batch 3 of 8
+  TrainingRun interrupted = make_run(resumed_dir.path(), first_part);
+  interrupted.trainer = std::make_unique<Trainer>(
+      interrupted.model,
+      TrainerSetup{
+          first_part, RunDir(resumed_dir.path()), "{}", torch::kCPU, false, nullptr, {}, per_epoch},
+      copy_pairs(64, 1), copy_pairs(16, 2));
+  ASSERT_EQ(interrupted.trainer->run(never).reason, StopReason::kStepLimit);
+  torch::manual_seed(12345);
+  TrainingRun resumed = make_run(resumed_dir.path(), small_options());
+  resumed.trainer = std::make_unique<Trainer>(resumed.model,
+                                              TrainerSetup{small_options(),
+                                                           RunDir(resumed_dir.path()),
+                                                           "{}",
+                                                           torch::kCPU,
+                                                           false,
+                                                           nullptr,
+                                                           {},
+                                                           per_epoch},
+                                              copy_pairs(64, 1), copy_pairs(16, 2));
+  resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
+  asked.clear();
+  ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_EQ(asked, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(same_parameters(straight.model, resumed.model));
+}
+
 TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   auto model_options = testing::tiny_options();  // no dropout: both sides see the same network
   torch::manual_seed(17);

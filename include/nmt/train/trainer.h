@@ -46,6 +46,11 @@ struct TrainerSetup {
   // above the trainer (run/), which sets this when train.valid_bleu_sentences > 0; unset,
   // validation measures the loss only.
   std::function<TranslationScores(model::Transformer&)> score_translations{};
+  // The training pairs of an epoch (0-based), encoded anew for it (subword regularisation:
+  // data::sample_pairs); it must depend on the epoch alone, so that a resumed run trains on what
+  // an uninterrupted one does. Its time counts as training time. Unset: the pairs given to the
+  // Trainer serve every epoch.
+  std::function<std::vector<data::EncodedPair>(int64_t epoch)> encode_epoch{};
 };
 
 enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged, kTimeLimit };
