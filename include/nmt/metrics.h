@@ -98,6 +98,14 @@ struct EndRecord {
   std::optional<int64_t> batch{};
 };
 
+// BLEU and chrF of the evaluated sentences whose source length falls in one range.
+struct LengthScore {
+  std::string words;  // "0-5", "6-10", "11-15", "16-30", "31+": whitespace words of the source
+  int64_t sentences = 0;
+  std::optional<double> bleu{};  // absent when no sentence falls in the range
+  std::optional<double> chrf{};
+};
+
 // `nmt eval` scored a model.
 struct EvalRecord {
   std::string data;        // "test split of RUN" or the source file
@@ -109,6 +117,8 @@ struct EvalRecord {
   double loss = 0.0;
   double perplexity = 0.0;
   double time = 0.0;
+  // By source length, shortest first; empty in records written before it existed.
+  std::vector<LengthScore> by_source_length{};
 };
 
 using MetricsRecord = std::variant<StartRecord,

@@ -146,6 +146,42 @@ TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
   EXPECT_TRUE(std::filesystem::exists(scratch_->file("hyp.txt")));
 }
 
+// BLEU and chrF by source length count the whitespace words of the raw source; an empty range
+// is reported as empty (null in JSON), and the report page tabulates the eval record.
+TEST_F(TrainedRunTest, EvalScoresBySourceLengthInWordsOfTheRawSource) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  testing::ScratchDir dir;
+  const std::string long_source =
+      "I think that we should go home now because it is getting late and dark, and the last bus "
+      "leaves from the station near the old church at nine o'clock, as you know.";
+  const std::string sources =
+      dir.write("src.en", "Hello!\nThank you very much, my good friend.\n" + long_source + "\n");
+  const std::string references =
+      dir.write("ref.es", "¡Hola!\nMuchas gracias, mi buen amigo.\nCreo que deberíamos irnos.\n");
+  const auto json_run = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
+                                    " --src '" + sources + "' --ref '" + references + "' --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.output;
+  const auto buckets = nlohmann::json::parse(json_run.output)["by_source_length"];
+  ASSERT_EQ(buckets.size(), 5u);
+  const std::vector<int> sentences = {1, 1, 0, 0, 1};  // 1, 7 and 33 words
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    EXPECT_EQ(buckets[i]["sentences"], sentences[i]) << buckets[i].dump();
+    EXPECT_EQ(buckets[i]["bleu"].is_null(), sentences[i] == 0) << buckets[i].dump();
+  }
+  EXPECT_EQ(buckets[4]["words"], "31+");
+  const auto text_run = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
+                                    " --src '" + sources + "' --ref '" + references + "'");
+  ASSERT_EQ(text_run.exit_code, 0) << text_run.output;
+  EXPECT_NE(text_run.output.find("  11-15 words:      0 sentences  (empty: no score)\n"),
+            std::string::npos)
+      << text_run.output;
+  const auto report = run_nmt("report" + model() + " --out '" + dir.file("report.html") + "'");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const std::string page = testing::read_file(dir.file("report.html"));
+  EXPECT_NE(page.find("<h2>BLEU / chrF by source length</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"num note\">empty</td>"), std::string::npos);
+}
+
 // `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium and
 // show every token of the sentence.
 TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
