@@ -185,12 +185,13 @@ UpdateBatches Trainer::update_batches(const data::BatchPlan& plan,
   }
   update.collate_seconds = seconds_since(start);
   update.is_stop_requested = stop_requested;
+  // Rank 0's clock decides: its training time is the one checkpoints record.
   const double budget = setup_.options.max_time_seconds;
-  update.is_out_of_time = budget > 0.0 && progress_.train_seconds >= budget;
+  update.is_out_of_time = is_writer() && budget > 0.0 && progress_.train_seconds >= budget;
   if (setup_.communicator) {
-    // One small all-reduce: the update's tokens on all ranks, and whether any rank was told to
-    // stop (a signal reaches one rank or all; either way they stop at the same update) or has
-    // spent the time budget (each rank times its own updates).
+    // One small all-reduce: the update's tokens on all ranks, whether any rank was told to stop
+    // (a signal reaches one rank or all; either way they stop at the same update), and whether
+    // rank 0 has spent the time budget.
     at::Tensor shared = at::tensor({update.tokens, static_cast<int64_t>(stop_requested),
                                     static_cast<int64_t>(update.is_out_of_time)},
                                    at::kLong);

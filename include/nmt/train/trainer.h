@@ -89,7 +89,7 @@ struct UpdateBatches {
   std::vector<data::Batch> mine;   // this rank's micro-batches (update_freq at most; maybe none)
   int64_t tokens = 0;              // real target tokens of the whole update, all ranks
   bool is_stop_requested = false;  // some rank was asked to stop
-  bool is_out_of_time = false;     // some rank has spent train.max_time
+  bool is_out_of_time = false;     // rank 0 has spent train.max_time
   double collate_seconds = 0.0;    // collating this rank's batches
 };
 
