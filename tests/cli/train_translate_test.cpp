@@ -431,6 +431,44 @@ TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
   EXPECT_EQ(std::count(original.output.begin(), original.output.end(), '\n'), 3);
 }
 
+// Fine-tuning takes the parent's text section but the new run's subword sampling, checked against
+// the parent's model type.
+TEST(SubwordRunTest, FineTuningKeepsItsOwnSubwordSamplingWithTheParentsVocabulary) {
+  testing::ScratchDir scratch;
+  const std::string data = testing::source_dir() + "/data/sample/en-es.tsv";
+  const std::string parent = scratch.write("parent.json", R"({"data": {"path": ")" + data + R"("},
+    "text": {"clean": "normalize", "tokenizer": "sentencepiece", "vocab_size": 400},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+  const auto trained =
+      run_nmt("-q train --config '" + parent + "' --out '" + scratch.file("parent") + "'");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const std::string child = scratch.write("child.json", R"({"data": {"path": ")" + data + R"("},
+    "text": {"tokenizer": "sentencepiece", "sampling_nbest": -1, "sampling_alpha": 0.1},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+  const std::string init = " --init-from '" + scratch.file("parent") + "'";
+  const auto tuned =
+      run_nmt("-q train --config '" + child + "' --out '" + scratch.file("child") + "'" + init);
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+  const nlohmann::json text =
+      nlohmann::json::parse(testing::read_file(scratch.file("child/config.json")))["text"];
+  EXPECT_EQ(text["vocab_size"], 400) << "the parent's vocabulary";
+  EXPECT_EQ(text["clean"], "normalize");
+  EXPECT_EQ(text["sampling_nbest"], -1) << "the new run's sampling";
+  EXPECT_EQ(text["sampling_alpha"], 0.1);
+  const auto refused =
+      run_nmt("-q train --config '" + child + "' --out '" + scratch.file("bpe") + "'" + init +
+              " --set text.sampling_nbest=0 --set text.sampling_alpha=0 --set text.model_type=bpe "
+              "--set text.bpe_dropout=0.1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find(child +
+                                ": text.bpe_dropout: needs model_type \"bpe\"; unigram models "
+                                "sample with sampling_nbest and sampling_alpha (text settings of " +
+                                scratch.file("parent")),
+            std::string::npos)
+      << refused.output;
+}
+
 TEST(ScoreCommandTest, MatchesSacrebleuAndRejectsMismatchedFiles) {
   const std::string data = testing::source_dir() + "/tests/eval/testdata/sacrebleu/";
   const auto result = run_command("'" + std::string(NMT_BINARY) + "' score --json --hyp '" + data +
