@@ -115,8 +115,8 @@ RunSetup fresh_run(const TrainRequest& request) {
                       parent.path() + ", the run --init-from names)");
   }
   spdlog::info(
-      "fine-tuning {}: its vocabularies and model settings replace the text and model "
-      "sections of {}",
+      "fine-tuning {}: its vocabularies and model settings replace the text (but subword "
+      "sampling) and model sections of {}",
       parent.path(), request.config_path);
   setup.prepared = prepare_data(setup.config, setup.run, &parent);
   return setup;
