@@ -80,14 +80,16 @@ std::optional<double> parse_duration(std::string_view text) {
 
 std::string duration_text(double seconds) {
   if (!(seconds > 0.0)) return "0";
-  const double whole = std::floor(seconds);
-  const auto total = static_cast<long long>(whole);
+  if (seconds > 1e12) return format_number(seconds) + "s";  // beyond any budget; no overflow
+  // Whole milliseconds, so that the text reads back to a value that writes the same text.
+  const long long milliseconds = std::llround(seconds * 1000.0);
+  const long long total = milliseconds / 1000;
   std::string text;
   if (total >= 3600) text += std::to_string(total / 3600) + "h";
   if (total % 3600 >= 60) text += std::to_string(total % 3600 / 60) + "m";
-  const double rest = static_cast<double>(total % 60) + (seconds - whole);
-  if (rest > 0.0) text += format_number(rest) + "s";
-  return text;
+  const long long rest = total % 60 * 1000 + milliseconds % 1000;
+  if (rest > 0) text += format_number(static_cast<double>(rest) / 1000.0) + "s";
+  return text.empty() ? "0" : text;
 }
 
 std::string format_bytes(long long bytes) {

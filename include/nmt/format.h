@@ -23,7 +23,8 @@ std::string format_duration(double seconds);
 // (0). nullopt for anything else, including a number without a unit.
 std::optional<double> parse_duration(std::string_view text);
 
-// The form parse_duration reads back: "1h30m", "1m30s", "2.5s"; "0" for no time.
+// The form parse_duration reads back, to the millisecond: "1h30m", "1m30s", "2.5s"; "0" for no
+// time (or less than half a millisecond).
 std::string duration_text(double seconds);
 
 // Bytes for messages: "320.0 MiB", "1.5 GiB".

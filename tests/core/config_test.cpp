@@ -159,6 +159,10 @@ TEST(ConfigTest, MaxTimeIsADurationRecordedInTheResolvedConfig) {
   EXPECT_EQ(error_of({{"train", {{"max_time", 90}}}}), expected + "90");
   EXPECT_EQ(error_of({{"train", {{"max_time", "40 minutes"}}}}), expected + "\"40 minutes\"");
   EXPECT_EQ(error_of({{"train", {{"max_time", true}}}}), expected + "true");
+  EXPECT_EQ(error_of({{"train", {{"max_time", "0.5s"}}}}),
+            "train.max_time: expected 0 (no limit) or from 1s to 100000h, got 0.5 s");
+  EXPECT_EQ(error_of({{"train", {{"max_time", "200000h"}}}}),
+            "train.max_time: expected 0 (no limit) or from 1s to 100000h, got 7.2e+08 s");
 }
 
 TEST(ConfigTest, SubwordSamplingIsRefusedWhereItCannotSample) {

@@ -56,6 +56,14 @@ TEST(FormatTest, DurationsReadHoursMinutesAndSecondsAndWriteBack) {
   for (const double seconds : {1.0, 59.5, 61.25, 3600.0, 86400.0, 100000.75}) {
     EXPECT_EQ(parse_duration(duration_text(seconds)), seconds) << duration_text(seconds);
   }
+  // To the millisecond, so that text read back writes the same text.
+  EXPECT_EQ(duration_text(59.9996), "1m");
+  EXPECT_EQ(duration_text(3600.0001), "1h");
+  EXPECT_EQ(duration_text(0.0004), "0");
+  for (const char* text : {"59.9996s", "1h0.00049s", "0.0015s", "2h59m59.9999s", "1.23456789s"}) {
+    const std::string written = duration_text(*parse_duration(text));
+    EXPECT_EQ(duration_text(*parse_duration(written)), written) << text;
+  }
 }
 
 }  // namespace
