@@ -53,23 +53,6 @@ NMT_VECTOR_CLONES float quantize_row_shifted(const float* x, int64_t n, uint8_t*
   return quantize(x, n, [out](int64_t k, int q) { out[k] = static_cast<uint8_t>(q + 128); });
 }
 
-// One output row: y[j] = row_scale * column_scales[j] * sums[j] + bias[j].
-NMT_VECTOR_CLONES void dequantize_row(const int32_t* sums,
-                                      int64_t n,
-                                      float row_scale,
-                                      const float* column_scales,
-                                      const float* bias,
-                                      float* y) {
-  if (bias) {
-    for (int64_t j = 0; j < n; ++j) {
-      y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]) + bias[j];
-    }
-  } else {
-    for (int64_t j = 0; j < n; ++j)
-      y[j] = row_scale * column_scales[j] * static_cast<float>(sums[j]);
-  }
-}
-
 }  // namespace
 
 bool has_int8_matmul() {
@@ -108,22 +91,20 @@ void int8_gemm(const float* x,
                float* y,
                Int8Scratch& scratch) {
   const int64_t k = weight.cols;
-  const int64_t n = weight.rows;
   const int64_t stride = weight.packed.padded_cols;
   scratch.activations.resize(static_cast<std::size_t>(m * stride));
   scratch.row_scales.resize(static_cast<std::size_t>(m));
-  scratch.sums.resize(static_cast<std::size_t>(m * n));
   for (int64_t i = 0; i < m; ++i) {
     scratch.row_scales[static_cast<std::size_t>(i)] =
         quantize_row_shifted(x + i * k, k, scratch.activations.data() + i * stride);
   }
 #ifdef NMT_WITH_VNNI_KERNEL
-  vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.sums.data());
+  vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
+            weight.scales.data(), bias, y);
+#else
+  (void)bias;
+  (void)y;
 #endif
-  for (int64_t i = 0; i < m; ++i) {
-    dequantize_row(scratch.sums.data() + i * n, n, scratch.row_scales[static_cast<std::size_t>(i)],
-                   weight.scales.data(), bias, y + i * n);
-  }
 }
 
 at::Tensor int8_linear(const at::Tensor& x, const Int8Matrix& weight, const at::Tensor& bias) {

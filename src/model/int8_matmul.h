@@ -32,7 +32,6 @@ Int8Matrix quantize_rows(const at::Tensor& weight);
 struct Int8Scratch {
   std::vector<uint8_t> activations;  // quantised inputs + 128, rows of packed.padded_cols
   std::vector<float> row_scales;
-  std::vector<int32_t> sums;
 };
 
 // y [m, weight.rows] = x [m, weight.cols] W^T + bias (bias may be null), row-major floats, on the

@@ -19,17 +19,26 @@ constexpr int64_t kLanes = 16;
 
 int64_t panel_count(int64_t rows) { return (rows + kPanel - 1) / kPanel; }
 
+// What turns one panel's integer sums into outputs: its columns' compensation, scales and biases.
+struct PanelOutput {
+  const int32_t* compensation;  // 64 entries (zero past the last column)
+  const float* column_scales;   // `columns` entries
+  const float* bias;            // `columns` entries, or null
+  int64_t columns;              // valid columns of the panel, 1 to 64
+  float* y;                     // the panel's first column in row 0 of the output
+  int64_t y_stride;
+};
+
 // Rows [0, Rows) of the product for one panel: Rows x 4 accumulators of 16 columns, each step
-// multiplying 4 activations of every row by the panel's next 4 x 64 weights.
+// multiplying 4 activations of every row by the panel's next 4 x 64 weights; then the sums, less
+// the compensation, scaled into the output.
 template <int Rows>
 NMT_VNNI void panel_kernel(const uint8_t* activations,
                            int64_t stride,
                            const int8_t* panel,
                            int64_t steps,
-                           const int32_t* compensation,
-                           int64_t columns,
-                           int32_t* sums,
-                           int64_t sums_stride) {
+                           const float* row_scales,
+                           const PanelOutput& out) {
   __m512i accumulators[Rows][4];
   for (int r = 0; r < Rows; ++r) {
     for (int j = 0; j < 4; ++j) accumulators[r][j] = _mm512_setzero_si512();
@@ -52,13 +61,21 @@ NMT_VNNI void panel_kernel(const uint8_t* activations,
   }
   for (int j = 0; j < 4; ++j) {
     const int64_t first = j * kLanes;
-    if (first >= columns) break;
-    const __m512i shift = _mm512_loadu_si512(compensation + first);
-    const auto mask =
-        static_cast<__mmask16>(columns - first >= kLanes ? 0xFFFF : (1u << (columns - first)) - 1u);
+    if (first >= out.columns) break;
+    const auto mask = static_cast<__mmask16>(
+        out.columns - first >= kLanes ? 0xFFFF : (1u << (out.columns - first)) - 1u);
+    const __m512i shift = _mm512_loadu_si512(out.compensation + first);
+    const __m512 column_scales = _mm512_maskz_loadu_ps(mask, out.column_scales + first);
+    const __m512 bias = out.bias ? _mm512_maskz_loadu_ps(mask, out.bias + first) : __m512{};
     for (int r = 0; r < Rows; ++r) {
-      _mm512_mask_storeu_epi32(sums + r * sums_stride + first, mask,
-                               _mm512_sub_epi32(accumulators[r][j], shift));
+      // (The masked conversion is _mm512_cvtepi32_ps without GCC 12's false "may be used
+      // uninitialized" warning about that intrinsic's undefined source.)
+      const __m512 sums = _mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), 0xFFFF,
+                                                  _mm512_sub_epi32(accumulators[r][j], shift));
+      __m512 value =
+          _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(row_scales[r]), column_scales), sums);
+      if (out.bias) value = _mm512_add_ps(value, bias);
+      _mm512_mask_storeu_ps(out.y + r * out.y_stride + first, mask, value);
     }
   }
 }
@@ -91,30 +108,38 @@ PackedInt8Weight pack_int8_weight(const int8_t* weight, int64_t rows, int64_t co
   return packed;
 }
 
-void vnni_gemm(const uint8_t* activations, int64_t m, const PackedInt8Weight& w, int32_t* sums) {
+void vnni_gemm(const uint8_t* activations,
+               int64_t m,
+               const PackedInt8Weight& w,
+               const float* row_scales,
+               const float* column_scales,
+               const float* bias,
+               float* y) {
   const int64_t steps = w.padded_cols / 4;
   const int64_t stride = w.padded_cols;
   for (int64_t panel = 0; panel < panel_count(w.rows); ++panel) {
     const int8_t* weights = w.panels.data() + panel * steps * kPanel * 4;
-    const int32_t* compensation = w.compensation.data() + panel * kPanel;
-    const int64_t columns = std::min(kPanel, w.rows - panel * kPanel);
-    int32_t* out = sums + panel * kPanel;
+    const int64_t first = panel * kPanel;
+    PanelOutput out{w.compensation.data() + first,
+                    column_scales + first,
+                    bias ? bias + first : nullptr,
+                    std::min(kPanel, w.rows - first),
+                    y + first,
+                    w.rows};
     int64_t row = 0;
-    for (; row + 4 <= m; row += 4) {
-      panel_kernel<4>(activations + row * stride, stride, weights, steps, compensation, columns,
-                      out + row * w.rows, w.rows);
+    for (; row + 4 <= m; row += 4, out.y += 4 * w.rows) {
+      panel_kernel<4>(activations + row * stride, stride, weights, steps, row_scales + row, out);
     }
     const uint8_t* rest = activations + row * stride;
-    int32_t* rest_out = out + row * w.rows;
     switch (m - row) {
       case 3:
-        panel_kernel<3>(rest, stride, weights, steps, compensation, columns, rest_out, w.rows);
+        panel_kernel<3>(rest, stride, weights, steps, row_scales + row, out);
         break;
       case 2:
-        panel_kernel<2>(rest, stride, weights, steps, compensation, columns, rest_out, w.rows);
+        panel_kernel<2>(rest, stride, weights, steps, row_scales + row, out);
         break;
       case 1:
-        panel_kernel<1>(rest, stride, weights, steps, compensation, columns, rest_out, w.rows);
+        panel_kernel<1>(rest, stride, weights, steps, row_scales + row, out);
         break;
       default:
         break;

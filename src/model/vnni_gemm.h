@@ -29,8 +29,16 @@ struct PackedInt8Weight {
 // Packs W [rows, cols] (row-major int8).
 PackedInt8Weight pack_int8_weight(const int8_t* weight, int64_t rows, int64_t cols);
 
-// sums [m, w.rows] (row stride w.rows) = q [m, w.cols] W^T, where activations holds q + 128 as
-// unsigned bytes with row stride w.padded_cols (the padding bytes may hold anything).
-void vnni_gemm(const uint8_t* activations, int64_t m, const PackedInt8Weight& w, int32_t* sums);
+// y [m, w.rows] = row_scales[i] * column_scales[j] * (q W^T)[i, j] + bias[j] (bias may be null),
+// where activations holds q [m, w.cols] + 128 as unsigned bytes with row stride w.padded_cols (the
+// padding bytes may hold anything). The integer sums are exact; the scaling is
+// (row_scale * column_scale) * sum, then + bias, in that order.
+void vnni_gemm(const uint8_t* activations,
+               int64_t m,
+               const PackedInt8Weight& w,
+               const float* row_scales,
+               const float* column_scales,
+               const float* bias,
+               float* y);
 
 }  // namespace nmt::model

@@ -1,10 +1,11 @@
 // The int8 kernel's sums are exactly the integer products of the activations and the weights, for
 // every remainder of rows (1 to 4 per block), of output columns (panels of 64) and of the shared
-// dimension (steps of 4).
+// dimension (steps of 4); its outputs are those sums scaled by row and column, plus the bias.
 #include "model/vnni_gemm.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -34,8 +35,20 @@ TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
                 static_cast<uint8_t>(input[static_cast<std::size_t>(i * cols + k)] + 128);
           }
         }
-        std::vector<int32_t> sums(static_cast<std::size_t>(m * rows), -1);
-        vnni_gemm(activations.data(), m, packed, sums.data());
+        std::vector<float> row_scales(static_cast<std::size_t>(m));
+        std::vector<float> column_scales(static_cast<std::size_t>(rows));
+        std::vector<float> bias(static_cast<std::size_t>(rows));
+        for (float& scale : row_scales) scale = 0.01f * static_cast<float>(value(generator) + 128);
+        for (float& scale : column_scales)
+          scale = 0.5f + 0.001f * static_cast<float>(value(generator));
+        for (float& b : bias) b = 0.1f * static_cast<float>(value(generator));
+        const std::vector<float> ones(static_cast<std::size_t>(std::max(m, rows)), 1.0f);
+        // Sums below 2^24 are exact as floats, so unit scales show the integer sums themselves.
+        std::vector<float> sums(static_cast<std::size_t>(m * rows), -1.0f);
+        std::vector<float> y(static_cast<std::size_t>(m * rows), -1.0f);
+        vnni_gemm(activations.data(), m, packed, ones.data(), ones.data(), nullptr, sums.data());
+        vnni_gemm(activations.data(), m, packed, row_scales.data(), column_scales.data(),
+                  bias.data(), y.data());
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t j = 0; j < rows; ++j) {
             int32_t expected = 0;
@@ -43,8 +56,14 @@ TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
               expected += input[static_cast<std::size_t>(i * cols + k)] *
                           weight[static_cast<std::size_t>(j * cols + k)];
             }
-            ASSERT_EQ(sums[static_cast<std::size_t>(i * rows + j)], expected)
+            const auto at = static_cast<std::size_t>(i * rows + j);
+            ASSERT_EQ(sums[at], static_cast<float>(expected))
                 << "m " << m << ", rows " << rows << ", cols " << cols << " at " << i << ", " << j;
+            const float scaled = row_scales[static_cast<std::size_t>(i)] *
+                                     column_scales[static_cast<std::size_t>(j)] *
+                                     static_cast<float>(expected) +
+                                 bias[static_cast<std::size_t>(j)];
+            ASSERT_EQ(y[at], scaled) << "m " << m << ", rows " << rows << ", cols " << cols;
           }
         }
       }
