@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "nmt/text/vocab.h"
@@ -33,12 +34,10 @@ std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model,
   model.start(source);
   at::Tensor last = at::full({rows}, text::kSosId, source.options().dtype(at::kLong));
   for (int64_t t = 0; t < longest_limit && !live.empty(); ++t) {
-    const at::Tensor log_probs = next_log_probs(model.step(last));
-    const at::Tensor chosen = choose(log_probs);
-    const at::Tensor chosen_scores =
-        log_probs.gather(1, chosen.to(log_probs.device()).unsqueeze(1)).squeeze(1).cpu();
+    const Choice choice = choose(model.step(last));
+    const at::Tensor& chosen = choice.ids;
     const auto* ids = chosen.data_ptr<int64_t>();
-    const auto* scores = chosen_scores.data_ptr<float>();
+    const auto* scores = choice.scores.data_ptr<float>();
     std::vector<int64_t> keep;
     std::vector<int64_t> next_live;
     for (std::size_t i = 0; i < live.size(); ++i) {
@@ -71,12 +70,32 @@ std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model,
   return out;
 }
 
+Choice most_likely(const at::Tensor& logits) {
+  // <PAD> and <SOS> are ids 0 and 1, so the tokens that can follow are the columns from 2 on: a
+  // view, with nothing written. The softmax is over every column, as next_log_probs's.
+  static_assert(text::kPadId == 0 && text::kSosId == 1, "the first two ids are never generated");
+  const at::Tensor all = logits.to(at::kFloat).cpu();
+  const at::Tensor normalisers = at::logsumexp(all, 1);
+  const at::Tensor candidates = all.narrow(1, 2, all.size(1) - 2);
+  const int64_t rows = candidates.size(0);
+  const int64_t count = candidates.size(1);
+  const int64_t stride = candidates.stride(0);
+  Choice choice{at::empty({rows}, at::kLong), at::empty({rows}, at::kFloat)};
+  const float* data = candidates.data_ptr<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = data + r * stride;
+    const int64_t best = std::max_element(row, row + count) - row;  // the first of equal maxima
+    choice.ids.data_ptr<int64_t>()[r] = best + 2;
+    choice.scores.data_ptr<float>()[r] = row[best] - normalisers.data_ptr<float>()[r];
+  }
+  return choice;
+}
+
 GreedySearch::GreedySearch(int64_t max_len) : max_len_(max_len) {}
 
 std::vector<std::vector<Hypothesis>> GreedySearch::search(
     StepModel& model, const at::Tensor& source, const std::vector<int64_t>& lengths) const {
-  return decode_rows(model, source, lengths, max_len_,
-                     [](const at::Tensor& log_probs) { return log_probs.argmax(-1).cpu(); });
+  return decode_rows(model, source, lengths, max_len_, most_likely);
 }
 
 SamplingSearch::SamplingSearch(
@@ -87,9 +106,12 @@ std::vector<std::vector<Hypothesis>> SamplingSearch::search(
     StepModel& model, const at::Tensor& source, const std::vector<int64_t>& lengths) const {
   // A generator of its own: the same seed gives the same samples whatever else drew random numbers.
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed_);
-  return decode_rows(model, source, lengths, max_len_, [&](const at::Tensor& log_probs) {
-    const at::Tensor logits = sampling_logits(log_probs.cpu(), temperature_, top_k_, top_p_);
-    return at::multinomial(logits.softmax(-1), 1, /*replacement=*/false, generator).squeeze(1);
+  return decode_rows(model, source, lengths, max_len_, [&](const at::Tensor& logits) {
+    const at::Tensor log_probs = next_log_probs(logits).cpu();
+    const at::Tensor restricted = sampling_logits(log_probs, temperature_, top_k_, top_p_);
+    const at::Tensor ids =
+        at::multinomial(restricted.softmax(-1), 1, /*replacement=*/false, generator).squeeze(1);
+    return Choice{ids, log_probs.gather(1, ids.unsqueeze(1)).squeeze(1)};
   });
 }
 
