@@ -464,13 +464,32 @@ json read_config_json(const std::string& path) {
   }
 }
 
-Config load_config(const std::string& path) {
+namespace {
+
+// The key path a ConfigError message starts with ("train.epochs: expected ...").
+std::string error_key(const std::string& message) { return message.substr(0, message.find(": ")); }
+
+// Whether the key (or the object or list holding it) was set on the command line.
+bool is_overridden(const std::string& key, const ConfigOverrides& overrides) {
+  for (const ConfigOverride& override : overrides) {
+    if (key == override.key || key.rfind(override.key + ".", 0) == 0 ||
+        key.rfind(override.key + "[", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Config load_config(const std::string& path, const ConfigOverrides& overrides) {
+  json root = read_config_json(path);
   try {
-    return config_from_json(read_config_json(path));
+    return resolve_config(std::move(root), overrides);
   } catch (const ConfigError& error) {
     const std::string message = error.what();
-    if (message.rfind(path, 0) == 0) throw;
-    throw ConfigError(path + ": " + message);
+    const bool is_from_flag = is_overridden(error_key(message), overrides);
+    throw ConfigError((is_from_flag ? std::string("command line") : path) + ": " + message);
   }
 }
 

@@ -6,7 +6,8 @@
 // Missing keys keep the notebook's defaults (except data.max_words: the notebook's 15-word limit is
 // set in configs/seed.json, not imposed on every corpus). An unknown key, a wrong type or an
 // out-of-range value throws ConfigError whose message starts with the key path ("data.max_words:
-// expected a positive integer, got \"x\""). Torch-free; never logs.
+// expected a positive integer, got \"x\""); load_config puts the file name before it. Torch-free;
+// never logs.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -32,13 +33,23 @@ struct Config {
   void validate() const;
 };
 
+// A command-line override of one configuration key: {"train.threads", 4}.
+struct ConfigOverride {
+  std::string key;  // "section.key"
+  nlohmann::json value;
+};
+using ConfigOverrides = std::vector<ConfigOverride>;
+
 // Parses and validates.
 Config config_from_json(const nlohmann::json& json);
 nlohmann::json config_to_json(const Config& config);
 
-// Reads a JSON file; throws ConfigError when it is missing, not JSON, or invalid.
+// Reads a JSON file; throws ConfigError when it is missing or not JSON.
 nlohmann::json read_config_json(const std::string& path);
-Config load_config(const std::string& path);
+// read_config_json, then resolve_config with the overrides. Every ConfigError names where the
+// offending value came from: the file ("c.json: data.max_words: expected ...") or, for a key that
+// a flag set, "command line: ...".
+Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
 
 // Writes the resolved configuration (every key, defaults included), atomically.
 void save_config(const std::string& path, const Config& config);
@@ -47,13 +58,6 @@ void save_config(const std::string& path, const Config& config);
 void set_config_value(nlohmann::json& json,
                       const std::string& dotted_key,
                       const nlohmann::json& value);
-
-// A command-line override of one configuration key: {"train.threads", 4}.
-struct ConfigOverride {
-  std::string key;  // "section.key"
-  nlohmann::json value;
-};
-using ConfigOverrides = std::vector<ConfigOverride>;
 
 // "section.key=value" (the --set flag): the value is read as JSON when it is JSON (512, 0.3,
 // true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=".

@@ -66,7 +66,7 @@ RunSetup resumed_run(const TrainRequest& request) {
   // config.json is written after the splits and vocabularies, so a run that has it but no
   // checkpoint was stopped between its data phase and its first save: it starts from step 0.
   setup.has_checkpoint = std::filesystem::exists(setup.run.checkpoint());
-  setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
+  setup.config = load_config(setup.run.config(), request.overrides);
   save_config(setup.run.config(), setup.config);
   setup.prepared = load_prepared_data(setup.config, setup.run);
   if (setup.has_checkpoint) {
@@ -86,7 +86,7 @@ RunSetup fresh_run(const TrainRequest& request) {
   RunSetup setup{
       RunDir(request.run_dir.empty() ? default_run_dir(request.config_path) : request.run_dir),
       {},
-      resolve_config(read_config_json(request.config_path), request.overrides),
+      load_config(request.config_path, request.overrides),
       {}};
   setup.lock = std::make_unique<RunLock>(setup.run);
   if (std::filesystem::exists(setup.run.checkpoint())) {
@@ -114,7 +114,7 @@ RunSetup fresh_run(const TrainRequest& request) {
 // A rank other than 0: the run directory rank 0 prepared (or resumes), read once it is ready.
 RunSetup follower_run(const TrainRequest& request, const std::string& run_dir) {
   RunSetup setup{RunDir(run_dir), {}, {}, {}};
-  setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
+  setup.config = load_config(setup.run.config(), request.overrides);
   setup.prepared = load_prepared_data(setup.config, setup.run);
   setup.has_checkpoint = request.is_resume && std::filesystem::exists(setup.run.checkpoint());
   return setup;
@@ -123,13 +123,12 @@ RunSetup follower_run(const TrainRequest& request, const std::string& run_dir) {
 // The configuration every rank reads before the ranks meet: it decides their device and backend.
 Config job_config(const TrainRequest& request) {
   if (request.is_resume) {
-    return resolve_config(read_config_json(resolve_run_dir(request.run_dir, "--out").config()),
-                          request.overrides);
+    return load_config(resolve_run_dir(request.run_dir, "--out").config(), request.overrides);
   }
   if (request.config_path.empty()) {
     throw ConfigError("--config: required unless --resume is given");
   }
-  return resolve_config(read_config_json(request.config_path), request.overrides);
+  return load_config(request.config_path, request.overrides);
 }
 
 // Joins the job when a launcher's environment says this process is one of its ranks.

@@ -126,7 +126,7 @@ TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {
   EXPECT_EQ(message_of({scratch_->path(), "", {}}, {}),
             "--model: " + scratch_->path() + " has no config.json (not a run directory)");
   EXPECT_EQ(message_of({run().path(), "", {}}, {{"decode.beam_size", 0}}),
-            "decode.beam_size: expected a positive integer, got 0");
+            "command line: decode.beam_size: expected a positive integer, got 0");
   EXPECT_EQ(message_of({run().path(), "nope.pt", {}}, {}),
             run().file("nope.pt") + ": no such checkpoint");
 }

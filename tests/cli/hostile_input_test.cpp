@@ -1,0 +1,58 @@
+// Hostile and careless input through the binary: configurations whose errors must name the file.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_utils.h"
+
+namespace nmt::cli {
+namespace {
+
+using testing::run_command;
+using testing::run_nmt;
+
+// The sample corpus with the data section's other keys given as JSON text.
+std::string config_with(const testing::ScratchDir& dir,
+                        const std::string& name,
+                        const std::string& data_keys) {
+  return dir.write(name, "{\"data\": {\"path\": \"" + testing::source_dir() +
+                             "/data/sample/en-es.tsv\"" + data_keys + "},\n" +
+                             R"( "model": {"d_model": 16, "layers": 1, "heads": 2, "ff_mult": 2},
+ "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+}
+
+TEST(HostileConfigTest, KeyErrorsNameTheFileInEveryCommandThatReadsAConfig) {
+  testing::ScratchDir dir;
+  const std::string config = config_with(dir, "bad.json", ", \"max_words\": \"x\"");
+  const std::string message =
+      "nmt: error: " + config + ": data.max_words: expected a non-negative integer, got \"x\"\n";
+  for (const std::string command : {"prepare --out o", "train --out o", "bench train --steps 1"}) {
+    const auto result = run_nmt(command + " --config '" + config + "'");
+    EXPECT_EQ(result.exit_code, 2) << command;
+    EXPECT_EQ(result.output, message) << command;
+  }
+  // A value a flag set is the command line's.
+  const std::string good = config_with(dir, "good.json", "");
+  const auto flag = run_nmt("prepare --config '" + good + "' --set train.epochs=ten --out '" +
+                            dir.file("o") + "'");
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_EQ(flag.output,
+            "nmt: error: command line: train.epochs: expected a positive integer, got \"ten\"\n");
+
+  // A run whose config.json went bad: resuming, translating and evaluating name it too.
+  const std::string run = dir.file("run");
+  ASSERT_EQ(run_nmt("prepare --config '" + good + "' --out '" + run + "'").exit_code, 0);
+  dir.write("run/config.json", R"({"data": {"path": "x.tsv", "max_words": "x"}})");
+  const std::string in_run = "nmt: error: " + run +
+                             "/config.json: data.max_words: expected a non-negative integer, "
+                             "got \"x\"\n";
+  for (const std::string command : {"train --resume --out", "translate Hello --model",
+                                    "eval --model", "attention Hello --out x.html --model"}) {
+    const auto result = run_nmt(command + " '" + run + "'");
+    EXPECT_EQ(result.exit_code, 2) << command;
+    EXPECT_EQ(result.output, in_run) << command;
+  }
+}
+
+}  // namespace
+}  // namespace nmt::cli
