@@ -6,8 +6,8 @@
 // Missing keys keep the notebook's defaults (except data.max_words: the notebook's 15-word limit is
 // set in configs/seed.json, not imposed on every corpus). An unknown key, a wrong type or an
 // out-of-range value throws ConfigError whose message starts with the key path ("data.max_words:
-// expected a positive integer, got \"x\""); load_config puts the file name before it. Torch-free;
-// never logs.
+// expected a positive integer, got \"x\""); load_config puts the file name before it. Values are
+// quoted shortened (at most about 80 bytes). Torch-free; never logs.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -44,7 +44,10 @@ using ConfigOverrides = std::vector<ConfigOverride>;
 Config config_from_json(const nlohmann::json& json);
 nlohmann::json config_to_json(const Config& config);
 
-// Reads a JSON file; throws ConfigError when it is missing or not JSON.
+// Reads a JSON file; throws ConfigError naming the file when it is missing or not JSON, or when a
+// value is nested deeper than 32 levels ("c.json:2: data.max_words: nested deeper than 32
+// levels"). Such a document is refused while it is parsed, so nothing that walks values
+// recursively ever sees one.
 nlohmann::json read_config_json(const std::string& path);
 // read_config_json, then resolve_config with the overrides. Every ConfigError names where the
 // offending value came from: the file ("c.json: data.max_words: expected ...") or, for a key that
@@ -60,7 +63,8 @@ void set_config_value(nlohmann::json& json,
                       const nlohmann::json& value);
 
 // "section.key=value" (the --set flag): the value is read as JSON when it is JSON (512, 0.3,
-// true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=".
+// true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=",
+// and for a JSON value that read_config_json would refuse (nested too deep).
 ConfigOverride parse_config_override(const std::string& assignment);
 
 // base with the overrides applied in order, parsed and validated once, so that a bad flag value

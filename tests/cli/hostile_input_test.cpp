@@ -1,4 +1,5 @@
-// Hostile and careless input through the binary: configurations whose errors must name the file.
+// Hostile and careless input through the binary: configurations nested 100,000 levels deep or
+// holding a 50 MB string, with errors that must name the file.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,6 +20,61 @@ std::string config_with(const testing::ScratchDir& dir,
                              "/data/sample/en-es.tsv\"" + data_keys + "},\n" +
                              R"( "model": {"d_model": 16, "layers": 1, "heads": 2, "ff_mult": 2},
  "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+}
+
+std::string nested_arrays(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// nmt under an 8 MiB stack, the usual default, whatever the test runner's limit is.
+testing::CommandResult run_nmt_on_bounded_stack(const std::string& arguments) {
+  return run_command("ulimit -s 8192 && '" + std::string(NMT_BINARY) + "' " + arguments);
+}
+
+TEST(HostileConfigTest, AValueNestedOneHundredThousandDeepIsAnErrorNotACrash) {
+  testing::ScratchDir dir;
+  const std::string config =
+      config_with(dir, "deep.json", ",\n \"max_words\": " + nested_arrays(100000));
+  for (const char* command : {"prepare", "train"}) {
+    const auto result = run_nmt_on_bounded_stack(std::string(command) + " --config '" + config +
+                                                 "' --out '" + dir.file("run") + "'");
+    EXPECT_EQ(result.exit_code, 2) << command << ": " << result.output.substr(0, 2000);
+    EXPECT_EQ(result.output,
+              "nmt: error: " + config + ":2: data.max_words: nested deeper than 32 levels\n")
+        << command;
+  }
+}
+
+TEST(HostileConfigTest, ReportOnARunWhoseConfigIsNestedTooDeepIsAnErrorNotACrash) {
+  testing::ScratchDir dir;
+  const std::string run = dir.file("run");
+  std::filesystem::create_directories(run);
+  dir.write("run/config.json", "{\"description\": " + nested_arrays(100000) + "}");
+  const auto result = run_nmt_on_bounded_stack("report --model '" + run + "' --out '" +
+                                               dir.file("report.html") + "'");
+  EXPECT_EQ(result.exit_code, 2) << result.output.substr(0, 2000);
+  EXPECT_EQ(result.output,
+            "nmt: error: " + run + "/config.json:1: description: nested deeper than 32 levels\n");
+}
+
+TEST(HostileConfigTest, AFiftyMegabyteValueIsQuotedShortened) {
+  testing::ScratchDir dir;
+  const std::string huge(50 << 20, 'x');
+  const std::string config = config_with(dir, "huge.json", ", \"max_words\": \"" + huge + "\"");
+  const auto result = run_nmt("prepare --config '" + config + "' --out '" + dir.file("run") + "'");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output, "nmt: error: " + config +
+                               ": data.max_words: expected a non-negative integer, got \"" +
+                               std::string(80, 'x') + "...\" (52428800 bytes)\n")
+      << result.output.substr(0, 2000);
+  const std::string only_list =
+      dir.write("list.json", "{\"data\": {\"train\": [{\"path\": \"" + huge + "\"}]}}");
+  const auto list_result =
+      run_nmt("prepare --config '" + only_list + "' --out '" + dir.file("run") + "'");
+  EXPECT_EQ(list_result.exit_code, 2);
+  EXPECT_EQ(list_result.output, "nmt: error: " + only_list +
+                                    ": data.train[0].path: expected a file name (at most 4096 "
+                                    "bytes, no NUL), got \"" +
+                                    std::string(80, 'x') + "...\" (52428800 bytes)\n")
+      << list_result.output.substr(0, 2000);
 }
 
 TEST(HostileConfigTest, KeyErrorsNameTheFileInEveryCommandThatReadsAConfig) {
