@@ -5,6 +5,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -498,9 +499,10 @@ class ReadPosition {
 };
 
 // Follows nlohmann's parse callback through a document: the dotted path of the value being
-// parsed (so that an error inside a value, a number out of range, can name its key) and the
-// depth. A value nested deeper than kMaxConfigDepth throws ConfigError "where:line: key.path:
-// reason" while the parser reads it, so no such document is ever built.
+// parsed (so that an error inside a value, a number out of range, can name its key), the line
+// each key of each open object was read on, and the depth. A key given twice in one object, or a
+// value nested deeper than kMaxConfigDepth, throws ConfigError "where:line: key.path: reason"
+// while the parser reads it, so no such document is ever built.
 class ConfigParseTracker {
  public:
   // text: the whole document, which must outlive the tracker; where: the file (or flag) it came
@@ -548,7 +550,8 @@ class ConfigParseTracker {
  private:
   struct Level {
     bool is_object = false;
-    std::string key;  // the key being read (objects)
+    std::string key;                           // the key being read (objects)
+    std::map<std::string, std::size_t> lines;  // line of each key read so far
   };
 
   // 1-based line of the parser's position.
@@ -559,6 +562,11 @@ class ConfigParseTracker {
   void add_key(const std::string& key) {
     Level& level = levels_.back();
     level.key = key;
+    const auto [first, is_new] = level.lines.emplace(key, line());
+    if (!is_new) {
+      fail("duplicate key (also set at line " + std::to_string(first->second) +
+           "); name each key once");
+    }
   }
 
   [[noreturn]] void fail(const std::string& reason) const {

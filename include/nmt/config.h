@@ -44,10 +44,10 @@ using ConfigOverrides = std::vector<ConfigOverride>;
 Config config_from_json(const nlohmann::json& json);
 nlohmann::json config_to_json(const Config& config);
 
-// Reads a JSON file; throws ConfigError naming the file when it is missing or not JSON, or when a
-// value is nested deeper than 32 levels ("c.json:2: data.max_words: nested deeper than 32
-// levels"). Such a document is refused while it is parsed, so nothing that walks values
-// recursively ever sees one.
+// Reads a JSON file; throws ConfigError naming the file when it is missing or not JSON, when an
+// object names a key twice ("c.json:7: train.epochs: duplicate key (also set at line 3); ...")
+// or when a value is nested deeper than 32 levels. Such a document is refused while it is parsed,
+// so nothing that walks values recursively ever sees one.
 nlohmann::json read_config_json(const std::string& path);
 // read_config_json, then resolve_config with the overrides. Every ConfigError names where the
 // offending value came from: the file ("c.json: data.max_words: expected ...") or, for a key that
@@ -64,7 +64,7 @@ void set_config_value(nlohmann::json& json,
 
 // "section.key=value" (the --set flag): the value is read as JSON when it is JSON (512, 0.3,
 // true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=",
-// and for a JSON value that read_config_json would refuse (nested too deep).
+// and for a JSON value that read_config_json would refuse (nested too deep, a duplicate key).
 ConfigOverride parse_config_override(const std::string& assignment);
 
 // base with the overrides applied in order, parsed and validated once, so that a bad flag value

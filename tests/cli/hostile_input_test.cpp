@@ -1,5 +1,5 @@
-// Hostile and careless input through the binary: configurations nested 100,000 levels deep or
-// holding a 50 MB string, with errors that must name the file.
+// Hostile and careless input through the binary: configurations nested 100,000 levels deep,
+// holding a 50 MB string or a key twice, with errors that must name the file.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -108,6 +108,26 @@ TEST(HostileConfigTest, KeyErrorsNameTheFileInEveryCommandThatReadsAConfig) {
     EXPECT_EQ(result.exit_code, 2) << command;
     EXPECT_EQ(result.output, in_run) << command;
   }
+}
+
+TEST(HostileConfigTest, ADuplicatedKeyIsRefusedNamingItsPathAndLines) {
+  testing::ScratchDir dir;
+  const std::string config = config_with(dir, "twice.json", R"(, "max_words": 15,
+   "max_words": 20)");
+  const auto result = run_nmt("train --config '" + config + "' --out '" + dir.file("run") + "'");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output, "nmt: error: " + config +
+                               ":2: data.max_words: duplicate key (also set at line 1); name each "
+                               "key once\n");
+  const std::string sections = dir.write("sections.json", R"({"data": {"path": "a.tsv"},
+    "train": {"epochs": 3},
+    "data": {"path": "b.tsv"}})");
+  const auto second = run_nmt("prepare --config '" + sections + "'");
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_EQ(second.output, "nmt: error: " + sections +
+                               ":3: data: duplicate key (also set at line 1); name each key "
+                               "once\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run")));
 }
 
 }  // namespace

@@ -198,6 +198,24 @@ TEST(ConfigTest, ANumberOutOfRangeNamesItsKey) {
   }
 }
 
+TEST(ConfigTest, ADuplicatedKeyIsRefusedWithTheLinesOfBothOccurrences) {
+  testing::ScratchDir dir;
+  const std::string path = dir.write("twice.json", R"({"train": {"epochs": 3,
+      "lr": 0.1,
+      "epochs": 7}})");
+  try {
+    load_config(path);
+    FAIL() << "a duplicated key was read";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              path + ":3: train.epochs: duplicate key (also set at line 1); name each key once");
+  }
+  // The same key in different objects is no duplicate.
+  EXPECT_NO_THROW(load_config(
+      dir.write("ok.json", R"({"data": {"seed": 1, "path": "a.tsv"}, "train": {"seed": 1}})")));
+  EXPECT_THROW(parse_config_override(R"(data.train=[{"path": "a", "path": "b"}])"), ConfigError);
+}
+
 TEST(ConfigTest, ValuesInMessagesAreShortenedWhateverTheirSize) {
   const std::string huge(50 << 20, 'y');
   const std::string message = error_of({{"data", {{"max_words", huge}}}});
