@@ -146,6 +146,29 @@ TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
   EXPECT_TRUE(std::filesystem::exists(scratch_->file("hyp.txt")));
 }
 
+TEST_F(TrainedRunTest, EvalOnAReadOnlyRunScoresAndWarnsThatItsRecordWasNotWritten) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  // Tests may run as root, whom chmod does not stop: a read-only bind mount in a private mount
+  // namespace does.
+  const std::string read_only_mount =
+      "unshare -rm sh -c \"mount --bind -o ro '" + run_dir_ + "' '" + run_dir_ + "'";
+  const auto probe = run_command(read_only_mount + "\"");
+  if (probe.exit_code != 0) {
+    GTEST_SKIP() << "cannot make a read-only mount here (unshare -rm, mount --bind -o ro): "
+                 << probe.output;
+  }
+  const std::string metrics = testing::read_file(run_dir_ + "/metrics.jsonl");
+  const auto result =
+      run_command(read_only_mount + " && exec '" + NMT_BINARY + "' eval" + model() + "\"");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("BLEU"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("the scores were not recorded in the run: cannot open " + run_dir_ +
+                               "/metrics.jsonl for appending: Read-only file system"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(testing::read_file(run_dir_ + "/metrics.jsonl"), metrics);
+}
+
 // `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium and
 // show every token of the sentence.
 TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
