@@ -2,12 +2,12 @@
 // a 50 MB string or a key twice, with errors that must name the file; and gzip bombs, inflated
 // under a real address-space limit (`ulimit -v`) while the peak resident memory is measured.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 #include <vector>
 
 #include "child_process.h"
+#include "gzip_utils.h"
 #include "test_utils.h"
 
 namespace nmt::cli {
@@ -134,27 +134,6 @@ TEST(HostileConfigTest, ADuplicatedKeyIsRefusedNamingItsPathAndLines) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run")));
 }
 
-// `members` gzip members, each `text` repeated to `member_bytes`: a file of a few megabytes that
-// inflates to members * member_bytes.
-std::string gzip_bomb(const std::string& text, std::size_t member_bytes, int members) {
-  std::string plain;
-  plain.reserve(member_bytes);
-  while (plain.size() < member_bytes) plain += text;
-  z_stream stream{};
-  deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip header
-  std::string member(deflateBound(&stream, plain.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(plain.data());
-  stream.avail_in = static_cast<uInt>(plain.size());
-  stream.next_out = reinterpret_cast<Bytef*>(member.data());
-  stream.avail_out = static_cast<uInt>(member.size());
-  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  member.resize(stream.total_out);
-  deflateEnd(&stream);
-  std::string bomb;
-  for (int i = 0; i < members; ++i) bomb += member;
-  return bomb;
-}
-
 // Address space for nmt: LibTorch loaded, the sample's data phase and little more.
 constexpr rlim_t kAddressSpaceBytes = rlim_t{1500} << 20;
 
@@ -162,7 +141,7 @@ TEST(GzipBombTest, AnEndlessLineOfZerosIsReadThroughInBoundedMemoryAndNamed) {
   testing::ScratchDir dir;
   // 2 GiB of zero bytes without a line end, in 32 members of 64 MiB: a 2 MB file.
   const std::string bomb =
-      dir.write("bomb.tsv.gz", gzip_bomb(std::string(1 << 16, '\0'), 64 << 20, 32));
+      dir.write("bomb.tsv.gz", testing::gzip_bomb(std::string(1 << 16, '\0'), 64 << 20, 32));
   const std::string config = dir.write("bomb.json", R"({"data": {"path": ")" + bomb + R"("}})");
   testing::NmtProcess process({"prepare", "--config", config, "--out", dir.file("run")},
                               dir.file("log"), {{}, "", kAddressSpaceBytes});
@@ -177,7 +156,7 @@ TEST(GzipBombTest, AnEndlessLineOfZerosIsReadThroughInBoundedMemoryAndNamed) {
 TEST(GzipBombTest, PairsThatOutgrowTheMemoryAreAnErrorNamingTheFile) {
   testing::ScratchDir dir;
   // 4 GiB of "a<TAB>b" lines: a billion pairs, far more than the address space allows.
-  const std::string bomb = dir.write("pairs.tsv.gz", gzip_bomb("a\tb\n", 64 << 20, 64));
+  const std::string bomb = dir.write("pairs.tsv.gz", testing::gzip_bomb("a\tb\n", 64 << 20, 64));
   const std::string config = dir.write("pairs.json", R"({"data": {"path": ")" + bomb + R"("}})");
   testing::NmtProcess process({"prepare", "--config", config, "--out", dir.file("run")},
                               dir.file("log"), {{}, "", kAddressSpaceBytes});

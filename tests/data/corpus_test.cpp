@@ -1,11 +1,11 @@
 #include "nmt/data/corpus.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <random>
 #include <sstream>
 
+#include "gzip_utils.h"
 #include "nmt/error.h"
 #include "test_utils.h"
 
@@ -89,19 +89,7 @@ TEST(CorpusTest, FileErrorsAreClear) {
   EXPECT_EQ(read_tsv_file(dir.write("ok.tsv", "a\tb"), TsvFormat::kAuto).pairs.size(), 1u);
 }
 
-std::string gzip(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip header
-  std::string compressed(deflateBound(&stream, text.size()) + 32, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(compressed.data());
-  stream.avail_out = static_cast<uInt>(compressed.size());
-  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  compressed.resize(stream.total_out);
-  deflateEnd(&stream);
-  return compressed;
-}
+using testing::gzip;
 
 TEST(CorpusTest, GzipCompressedFilesReadLikeTheirContent) {
   testing::ScratchDir dir;
