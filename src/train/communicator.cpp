@@ -10,6 +10,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 
@@ -126,23 +128,48 @@ const char* Communicator::backend_name() const {
 
 namespace {
 
-// Runs one collective and waits for it; failures become one nmt::Error that says who and what.
+// Whether a collective's error says that the connection to another rank failed or timed out
+// (Gloo: "Connection closed by peer", "Connection reset by peer", "Timed out waiting 20000ms for
+// recv operation"; NCCL: "remote process exited", "collective operation timeout"), rather than
+// that this rank could not do its part.
+bool is_another_ranks_failure(std::string message) {
+  std::transform(message.begin(), message.end(), message.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* sign : {"closed", "reset by peer", "timed out", "timeout", "broken pipe",
+                           "remote process", "network error", "aborted", "refused"}) {
+    if (message.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Runs one collective and waits for it; failures become one nmt::Error that says who and what,
+// and whether another rank failed (died, was killed, hangs) or this one.
 template <class Start>
 void run_collective(const RankPlacement& placement,
                     double timeout_seconds,
                     const std::string& what,
                     double& seconds,
                     Start start) {
+  const std::string where = "distributed: rank " + std::to_string(placement.rank) + " of " +
+                            std::to_string(placement.world_size) + ": " + what;
   const auto begin = Clock::now();
+  decltype(start()) work;
   try {
-    auto work = start();
+    work = start();
+  } catch (const std::exception& error) {
+    throw Error(where + " failed on this rank, before it exchanged anything with another rank: " +
+                without_backtrace(error));
+  }
+  try {
     work->wait();
   } catch (const std::exception& error) {
-    throw Error("distributed: rank " + std::to_string(placement.rank) + " of " +
-                std::to_string(placement.world_size) + ": " + what +
-                " failed; another rank died, was killed or did not answer within " +
+    const std::string message = without_backtrace(error);
+    if (!is_another_ranks_failure(message)) {
+      throw Error(where + " failed on this rank: " + message);
+    }
+    throw Error(where + " failed; another rank died, was killed or did not answer within " +
                 std::to_string(static_cast<int64_t>(timeout_seconds)) +
-                " s (train.distributed.timeout): " + without_backtrace(error));
+                " s (train.distributed.timeout): " + message);
   }
   seconds += std::chrono::duration<double>(Clock::now() - begin).count();
 }

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "child_process.h"
+#include "nmt/error.h"
 #include "nmt/io.h"
+#include "nmt/train/communicator.h"
 #include "test_utils.h"
 
 namespace nmt {
@@ -197,6 +199,26 @@ TEST_F(DistributedTest, NprocStartsTheRanksAndAnInterruptStopsThemAllWithACheckp
   EXPECT_NE(log.find("starting 2 ranks on this machine"), std::string::npos) << log;
   EXPECT_NE(log.find("checkpoint saved, continue with --resume"), std::string::npos) << log;
   EXPECT_TRUE(std::filesystem::exists(run + "/checkpoint.pt"));
+}
+
+TEST_F(DistributedTest, AFailedCollectiveSaysWhetherTheErrorWasThisRanks) {
+  // A job of one rank: no other rank can make its collectives fail.
+  train::RankPlacement placement;
+  placement.master_port = free_port();
+  train::DistributedOptions options;
+  options.timeout_seconds = 5;
+  train::Communicator communicator(placement, options, c10::Device(c10::kCPU));
+  try {
+    communicator.sum({at::zeros({4}, at::kComplexFloat)}, "the gradients");
+    FAIL() << "Gloo summed complex numbers";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    // Gloo refuses the dtype in its worker thread, so the error comes out of the wait.
+    EXPECT_EQ(message,
+              "distributed: rank 0 of 1: all-reduce of the gradients failed on this rank: Invalid "
+              "scalar type");
+    EXPECT_EQ(message.find("another rank died"), std::string::npos) << message;
+  }
 }
 
 // `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.

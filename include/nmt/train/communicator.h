@@ -4,8 +4,9 @@
 // buckets of flattened tensors on top of the process group's all-reduce, which builds against
 // LibTorch 1.13 and 2.x alike (DDP's Reducer does not).
 //
-// A collective that fails (a rank died or was killed: its sockets close) or does not complete
-// within the timeout (a rank hangs) throws nmt::Error naming this rank and the operation.
+// A collective that fails throws nmt::Error naming this rank and the operation, and saying whether
+// another rank failed (it died or was killed: its sockets close; it hangs: the timeout passes) or
+// this rank could not do its part.
 #pragma once
 
 #include <ATen/core/Tensor.h>
