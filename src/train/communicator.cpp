@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef USE_C10D_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -79,6 +80,10 @@ Communicator::Communicator(const RankPlacement& placement,
     store_options.waitWorkers = true;
     store_options.timeout = timeout;
     group_->store = c10::make_intrusive<::c10d::TCPStore>(placement.master_addr, store_options);
+    if (!placement.store_prefix.empty()) {
+      group_->store =
+          c10::make_intrusive<::c10d::PrefixStore>(placement.store_prefix, group_->store);
+    }
     if (group_->kind == Backend::kGloo) {
 #ifdef USE_C10D_GLOO
       auto gloo_options = ::c10d::ProcessGroupGloo::Options::create(timeout);

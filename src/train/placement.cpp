@@ -43,6 +43,17 @@ bool is_multi_task_slurm_step(const Environment& environment) {
          integer_variable(environment, "SLURM_STEP_NUM_TASKS", 1) > 1;
 }
 
+// Keys in a store that outlives one attempt of a job (torchrun's agent store, which restarts
+// failed workers) must not be read by the next attempt: each attempt gets its own prefix.
+std::string store_prefix(const Environment& environment) {
+  const char* restart = environment("TORCHELASTIC_RESTART_COUNT");
+  const char* run_id = environment("TORCHELASTIC_RUN_ID");
+  if (!restart && !run_id) return "";
+  return std::string("nmt/") + (run_id ? run_id : "") + "/attempt_" +
+         std::to_string(restart ? integer_variable(environment, "TORCHELASTIC_RESTART_COUNT", 0)
+                                : 0);
+}
+
 void check_consistent(const RankPlacement& placement) {
   if (placement.rank >= placement.world_size) {
     throw ConfigError("RANK: " + std::to_string(placement.rank) + " is not below WORLD_SIZE " +
@@ -92,6 +103,7 @@ std::optional<RankPlacement> placement_from_environment(const Environment& envir
   }
   if (const char* address = environment("MASTER_ADDR")) placement.master_addr = address;
   placement.master_port = optional_integer(environment, "MASTER_PORT", 1, 29500);
+  placement.store_prefix = store_prefix(environment);
   if (placement.master_port > 65535) {
     throw ConfigError("MASTER_PORT: expected a port number, got " +
                       std::to_string(placement.master_port));

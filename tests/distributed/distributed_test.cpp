@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <vector>
 
 #include "child_process.h"
@@ -54,21 +55,35 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
+// How TwoRanks starts its ranks besides their arguments.
+struct JobOptions {
+  std::vector<std::string> working_directories;  // one per rank; none: the test's own
+  std::vector<std::pair<std::string, std::string>> environment;  // for both ranks
+  int port = 0;                                                  // MASTER_PORT; 0: a free one
+};
+
 // The two ranks of a job, launched the way torchrun launches them.
 struct TwoRanks {
   TwoRanks(const testing::ScratchDir& dir,
            const std::vector<std::string>& arguments,
-           const std::string& name) {
-    const std::string port = std::to_string(free_port());
+           const std::string& name,
+           const JobOptions& options = {}) {
+    const std::string port = std::to_string(options.port > 0 ? options.port : free_port());
     for (int rank = 0; rank < 2; ++rank) {
       logs.push_back(dir.file(name + ".rank" + std::to_string(rank) + ".log"));
-      ranks.push_back(std::make_unique<NmtProcess>(
-          arguments, logs.back(),
-          std::vector<std::pair<std::string, std::string>>{{"RANK", std::to_string(rank)},
-                                                           {"LOCAL_RANK", std::to_string(rank)},
-                                                           {"WORLD_SIZE", "2"},
-                                                           {"MASTER_ADDR", "127.0.0.1"},
-                                                           {"MASTER_PORT", port}}));
+      testing::LaunchOptions launch{{{"RANK", std::to_string(rank)},
+                                     {"LOCAL_RANK", std::to_string(rank)},
+                                     {"WORLD_SIZE", "2"},
+                                     {"MASTER_ADDR", "127.0.0.1"},
+                                     {"MASTER_PORT", port}},
+                                    "",
+                                    RLIM_INFINITY};
+      launch.environment.insert(launch.environment.end(), options.environment.begin(),
+                                options.environment.end());
+      if (!options.working_directories.empty()) {
+        launch.working_directory = options.working_directories[static_cast<std::size_t>(rank)];
+      }
+      ranks.push_back(std::make_unique<NmtProcess>(arguments, logs.back(), launch));
     }
   }
   // Both exit codes, rank 0's output on failure.
@@ -219,6 +234,32 @@ TEST_F(DistributedTest, AFailedCollectiveSaysWhetherTheErrorWasThisRanks) {
               "scalar type");
     EXPECT_EQ(message.find("another rank died"), std::string::npos) << message;
   }
+}
+
+TEST_F(DistributedTest, ARestartedTorchrunAttemptIgnoresThePreviousAttemptsStoreKeys) {
+  testing::ScratchDir dir;
+  // torchrun's agent serves the store and keeps it across restarts of failed workers; here the
+  // test serves it, holding what an earlier attempt published: a run directory that is gone.
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(free_port());
+  options.isServer = true;
+  options.waitWorkers = false;
+  options.timeout = std::chrono::seconds(20);
+  c10d::TCPStore agent_store("127.0.0.1", options);
+  const std::string stale = "ok " + dir.file("gone");
+  for (const char* key : {"directory", "nmt/job7/attempt_0/directory"}) {
+    agent_store.set(key, std::vector<uint8_t>(stale.begin(), stale.end()));
+  }
+  TwoRanks job(
+      dir, {"train", "--config", job_config(dir, 1), "--out", dir.file("run"), "--max-steps", "2"},
+      "job",
+      {{},
+       {{"TORCHELASTIC_USE_AGENT_STORE", "True"},
+        {"TORCHELASTIC_RUN_ID", "job7"},
+        {"TORCHELASTIC_RESTART_COUNT", "1"}},
+       options.port});
+  job.expect_success();
+  EXPECT_TRUE(agent_store.check({"nmt/job7/attempt_1/directory"}));
 }
 
 // `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.

@@ -81,6 +81,20 @@ TEST(PlacementTest, ABatchScriptOrAOneTaskStepIsASingleProcess) {
   ASSERT_TRUE(step);
   EXPECT_EQ(step->world_size, 2);
   EXPECT_EQ(step->master_addr, "gpu11");
+  EXPECT_EQ(step->store_prefix, "");
+}
+
+TEST(PlacementTest, EachTorchrunAttemptHasItsOwnStorePrefix) {
+  const std::map<std::string, std::string> attempt{{"RANK", "0"},
+                                                   {"WORLD_SIZE", "2"},
+                                                   {"MASTER_ADDR", "node01"},
+                                                   {"TORCHELASTIC_RUN_ID", "job7"},
+                                                   {"TORCHELASTIC_RESTART_COUNT", "0"}};
+  EXPECT_EQ(place(attempt)->store_prefix, "nmt/job7/attempt_0");
+  std::map<std::string, std::string> restarted = attempt;
+  restarted["TORCHELASTIC_RESTART_COUNT"] = "3";
+  EXPECT_EQ(place(restarted)->store_prefix, "nmt/job7/attempt_3");
+  EXPECT_EQ(place({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}})->store_prefix, "");
 }
 
 TEST(PlacementTest, FirstSlurmHost) {

@@ -6,7 +6,9 @@
 //
 // A collective that fails throws nmt::Error naming this rank and the operation, and saying whether
 // another rank failed (it died or was killed: its sockets close; it hangs: the timeout passes) or
-// this rank could not do its part.
+// this rank could not do its part. Under torchrun every key of the rendezvous store carries the
+// attempt's prefix (RankPlacement::store_prefix), so a restarted job never reads an earlier
+// attempt's values.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,8 +1,8 @@
 // Where this process stands in a distributed job, read from the environment that launchers set:
-// torchrun (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), the tasks
-// of a Slurm job step that srun starts (SLURM_PROCID, SLURM_STEP_NUM_TASKS > 1, SLURM_LOCALID,
-// SLURM_STEP_TASKS_PER_NODE, SLURM_STEP_NODELIST; a batch script or a one-task step is a single
-// process) and
+// torchrun (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+// TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_RUN_ID), the tasks of a Slurm job step that srun starts
+// (SLURM_PROCID, SLURM_STEP_NUM_TASKS > 1, SLURM_LOCALID, SLURM_STEP_TASKS_PER_NODE,
+// SLURM_STEP_NODELIST; a batch script or a one-task step is a single process) and
 // `nmt train --nproc`, which sets torchrun's variables. Torch-free; throws ConfigError naming the
 // variable when one is malformed.
 #pragma once
@@ -20,6 +20,9 @@ struct RankPlacement {
   int local_world_size = 1;  // ranks on this machine: they share its CPU cores
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  // Put before every key this job writes to the rendezvous store: "nmt/<TORCHELASTIC_RUN_ID>/
+  // attempt_<TORCHELASTIC_RESTART_COUNT>" under torchrun, whose store outlives a restart; "".
+  std::string store_prefix;
 
   bool is_leader() const { return rank == 0; }
 };
