@@ -15,6 +15,7 @@
 #include <cctype>
 #include <chrono>
 #include <map>
+#include <thread>
 
 #include "nmt/error.h"
 #include "torch_compat.h"
@@ -253,14 +254,19 @@ void Communicator::share_from_leader(const std::string& key, std::string& value)
   try {
     if (is_leader()) {
       group_->store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
-    } else {
-      const std::vector<uint8_t> bytes = group_->store->get(key);
-      value.assign(bytes.begin(), bytes.end());
+      return;
     }
-  } catch (const c10::Error& error) {
+    // As long as rank 0 takes (its data phase may train SentencePiece on a large corpus for far
+    // longer than train.distributed.timeout) and lives: a dead rank 0 takes its store with it,
+    // and the next check fails.
+    while (!group_->store->check({key})) std::this_thread::sleep_for(kLeaderPollInterval);
+    const std::vector<uint8_t> bytes = group_->store->get(key);
+    value.assign(bytes.begin(), bytes.end());
+  } catch (const std::exception& error) {
     throw Error("distributed: rank " + std::to_string(rank()) + " of " +
-                std::to_string(world_size()) + ": waiting for rank 0's " + key + " failed (" +
-                error.what_without_backtrace() + ")");
+                std::to_string(world_size()) + ": waiting for rank 0's " + key +
+                " failed; rank 0 died or its store cannot be reached (" + without_backtrace(error) +
+                ")");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <torch/serialize/input-archive.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -24,14 +25,20 @@ namespace {
 
 using testing::NmtProcess;
 
-std::string job_config(const testing::ScratchDir& dir, int epochs) {
+std::string job_config(const testing::ScratchDir& dir,
+                       int epochs,
+                       double dropout = 0.0,
+                       const std::string& data = R"("path": ")" + testing::source_dir() +
+                                                 R"(/data/sample/en-es.tsv")",
+                       int timeout = 20) {
   return dir.write("job.json", R"({
-      "data": {"path": ")" + testing::source_dir() +
-                                   R"(/data/sample/en-es.tsv"},
-      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": 0.0},
+      "data": {)" + data + R"(},
+      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": )" +
+                                   std::to_string(dropout) + R"(},
       "train": {"batch_size": 32, "epochs": )" +
                                    std::to_string(epochs) + R"(, "threads": 1, "log_every": 1,
-                "distributed": {"timeout": 20, "bucket_mb": 0.05}}})");
+                "distributed": {"timeout": )" +
+                                   std::to_string(timeout) + R"(, "bucket_mb": 0.05}}})");
 }
 
 class DistributedTest : public ::testing::Test {
@@ -98,6 +105,13 @@ struct TwoRanks {
 
 int run_alone(const std::vector<std::string>& arguments, const std::string& log) {
   return NmtProcess(arguments, log).wait();
+}
+
+// Seconds the data phase took by rank 0's log: "data ready in RUN (0.9 s)".
+double data_phase_seconds(const std::string& log) {
+  const auto at = log.find("data ready in ");
+  if (at == std::string::npos) return 0.0;
+  return std::stod(log.substr(log.find(" (", at) + 2));
 }
 
 // Largest absolute difference between the model weights of two checkpoints.
@@ -260,6 +274,45 @@ TEST_F(DistributedTest, ARestartedTorchrunAttemptIgnoresThePreviousAttemptsStore
        options.port});
   job.expect_success();
   EXPECT_TRUE(agent_store.check({"nmt/job7/attempt_1/directory"}));
+}
+
+// A filler corpus of `pairs` pairs of 17 and 13 words, all dropped by data.max_words 15.
+void write_filler(const std::string& path, int pairs) {
+  std::ofstream filler(path);
+  const std::string words = "one two three four five six seven eight nine ten eleven twelve";
+  for (int i = 0; i < pairs; ++i) {
+    filler << words << " thirteen fourteen fifteen sixteen " << i << '\t' << words << " uno " << i
+           << '\n';
+  }
+}
+
+TEST_F(DistributedTest, WaitingForRank0sDataPhaseIsNotBoundedByTheCollectiveTimeout) {
+  testing::ScratchDir dir;
+  // A second corpus that takes rank 0 seconds to read and clean, all of it then dropped by
+  // data.max_words, so that what the ranks train on stays small. The collective timeout is 2 s;
+  // the filler grows until the data phase alone lasts twice that on this machine.
+  constexpr int kTimeout = 2;
+  const std::string config =
+      job_config(dir, 1, 0.0,
+                 R"("train": [")" + testing::source_dir() + R"(/data/sample/en-es.tsv", ")" +
+                     dir.file("filler.tsv") + R"("], "max_words": 15)",
+                 kTimeout);
+  int pairs = 800000;
+  for (double seconds = 0.0; seconds < 2.0 * kTimeout; pairs *= 2) {
+    ASSERT_LT(pairs, 20000000) << "the data phase stays shorter than 2 timeouts";
+    write_filler(dir.file("filler.tsv"), pairs);
+    ASSERT_EQ(run_alone({"prepare", "--config", config, "--out", dir.file("timed")},
+                        dir.file("timed.log")),
+              0)
+        << testing::read_file(dir.file("timed.log"));
+    seconds = data_phase_seconds(testing::read_file(dir.file("timed.log")));
+  }
+  TwoRanks job(dir, {"train", "--config", config, "--out", dir.file("run"), "--max-steps", "2"},
+               "job");
+  job.expect_success();
+  const std::string rank0 = testing::read_file(job.logs[0]);
+  EXPECT_GT(data_phase_seconds(rank0), kTimeout) << rank0;
+  EXPECT_NE(rank0.find("reached max_steps (2)"), std::string::npos) << rank0;
 }
 
 // `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.

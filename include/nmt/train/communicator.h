@@ -14,6 +14,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@
 #include "nmt/train/placement.h"
 
 namespace nmt::train {
+
+// How often a rank waiting for rank 0's published value looks for it.
+inline constexpr std::chrono::milliseconds kLeaderPollInterval{100};
 
 // Gloo for CPU ranks, NCCL for CUDA ranks, unless options name one.
 Backend resolve_backend(Backend requested, const c10::Device& device);
@@ -50,7 +54,8 @@ class Communicator {
   void broadcast_from_leader(const std::vector<at::Tensor>& tensors);
   // True when every element of every tensor is the same, bit for bit, on every rank.
   bool identical_on_all_ranks(const std::vector<at::Tensor>& tensors);
-  // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose).
+  // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose) as long as
+  // rank 0 lives, however long it takes: not bounded by distributed.timeout.
   void share_from_leader(const std::string& key, std::string& value);
 
   // Wall time spent in collectives so far.
