@@ -23,6 +23,7 @@
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/communicator.h"
 #include "nmt/train/placement.h"
+#include "nmt/train/start_check.h"
 
 namespace nmt::run {
 namespace {
@@ -297,6 +298,7 @@ TrainOutcome train_run(const TrainRequest& request) {
     spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,
                  trainer.progress().batch, trainer.progress().step);
   }
+  if (communicator) train::check_ranks_start_alike(*communicator, trainer);
   const bool is_writer = !communicator || communicator->is_leader();
   if (is_writer) update_latest_link(setup.run);
 

@@ -233,21 +233,26 @@ bool Communicator::identical_on_all_ranks(const std::vector<at::Tensor>& tensors
     TORCH_CHECK(tensor.element_size() == 4, "identical_on_all_ranks compares 32-bit tensors");
     pieces.push_back(tensor.detach().reshape({-1}).view(at::kInt));
   }
-  at::Tensor highest = at::cat(pieces);
+  const auto [lowest, highest] = range_over_ranks(at::cat(pieces), "comparison of the parameters");
+  return at::equal(highest, lowest);
+}
+
+std::pair<at::Tensor, at::Tensor> Communicator::range_over_ranks(const at::Tensor& values,
+                                                                const std::string& what) {
+  at::Tensor highest = values.detach().clone();
   at::Tensor lowest = highest.clone();
   for (const auto& [flat, op] :
        {std::pair{&highest, ::c10d::ReduceOp::MAX}, std::pair{&lowest, ::c10d::ReduceOp::MIN}}) {
     at::Tensor* const target = flat;  // lambdas cannot capture structured bindings in C++17
     const auto reduce_op = op;
-    run_collective(placement_, options_.timeout_seconds, "comparison of the parameters",
-                   collective_seconds_, [&] {
-                     std::vector<at::Tensor> list{*target};
-                     ::c10d::AllreduceOptions reduce;
-                     reduce.reduceOp = reduce_op;
-                     return group_->backend->allreduce(list, reduce);
-                   });
+    run_collective(placement_, options_.timeout_seconds, what, collective_seconds_, [&] {
+      std::vector<at::Tensor> list{*target};
+      ::c10d::AllreduceOptions reduce;
+      reduce.reduceOp = reduce_op;
+      return group_->backend->allreduce(list, reduce);
+    });
   }
-  return at::equal(highest, lowest);
+  return {lowest, highest};
 }
 
 void Communicator::share_from_leader(const std::string& key, std::string& value) {
@@ -265,8 +270,8 @@ void Communicator::share_from_leader(const std::string& key, std::string& value)
   } catch (const std::exception& error) {
     throw Error("distributed: rank " + std::to_string(rank()) + " of " +
                 std::to_string(world_size()) + ": waiting for rank 0's " + key +
-                " failed; rank 0 died or its store cannot be reached (" + without_backtrace(error) +
-                ")");
+                " failed; rank 0 died or its store cannot be reached (" +
+                without_backtrace(error) + ")");
   }
 }
 

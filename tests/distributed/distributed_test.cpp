@@ -315,6 +315,42 @@ TEST_F(DistributedTest, WaitingForRank0sDataPhaseIsNotBoundedByTheCollectiveTime
   EXPECT_NE(rank0.find("reached max_steps (2)"), std::string::npos) << rank0;
 }
 
+TEST_F(DistributedTest, RanksResumingFromCheckpointsTheyDisagreeAboutStopNamingWhatDiffers) {
+  testing::ScratchDir dir;
+  const std::string config = job_config(dir, 3);
+  // Node-local copies of one run, as without a shared file system: one at step 4, one at step 6.
+  std::filesystem::create_directories(dir.file("a"));
+  std::filesystem::create_directories(dir.file("b"));
+  ASSERT_EQ(run_alone({"train", "--config", config, "--out", dir.file("a/run"), "--max-steps", "4"},
+                      dir.file("a.log")),
+            0)
+      << testing::read_file(dir.file("a.log"));
+  std::filesystem::copy(dir.file("a/run"), dir.file("b/run"),
+                        std::filesystem::copy_options::recursive);
+  ASSERT_EQ(run_alone({"train", "--resume", "--out", dir.file("b/run"), "--max-steps", "6"},
+                      dir.file("b.log")),
+            0)
+      << testing::read_file(dir.file("b.log"));
+
+  // Rank 0 names the run "run", which each rank finds in its own working directory.
+  TwoRanks job(dir, {"train", "--resume", "--out", "run", "--max-steps", "10"}, "job",
+               {{dir.file("a"), dir.file("b")}, {}, 0});
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string log = testing::read_file(job.logs[rank]);
+    EXPECT_EQ(job.ranks[rank]->wait(), 1) << log;
+    const std::string here = rank == 0 ? "4" : "6";
+    EXPECT_NE(testing::read_file(job.logs[rank])
+                  .find("nmt: error: distributed: rank " + std::to_string(rank) +
+                        " of 2: the ranks do not start from the same state: batch of the epoch "
+                        "from 4 to 6 over the ranks (" +
+                        here + " here); step from 4 to 6 over the ranks (" + here +
+                        " here). Every rank must read the same checkpoint.pt and prepared data: "
+                        "one run directory on a file system all ranks share\n"),
+              std::string::npos)
+        << testing::read_file(job.logs[rank]);
+  }
+}
+
 // `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.
 TEST_F(DistributedTest, BenchTrainUnderRanksReportsTotalsCollectivesAndEfficiency) {
   testing::ScratchDir dir;

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nmt/train/options.h"
@@ -54,6 +55,9 @@ class Communicator {
   void broadcast_from_leader(const std::vector<at::Tensor>& tensors);
   // True when every element of every tensor is the same, bit for bit, on every rank.
   bool identical_on_all_ranks(const std::vector<at::Tensor>& tensors);
+  // The smallest and the largest value of each element over all ranks (a 1-D tensor of integers).
+  std::pair<at::Tensor, at::Tensor> range_over_ranks(const at::Tensor& values,
+                                                     const std::string& what);
   // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose) as long as
   // rank 0 lives, however long it takes: not bounded by distributed.timeout.
   void share_from_leader(const std::string& key, std::string& value);
