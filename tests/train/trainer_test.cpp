@@ -87,6 +87,35 @@ TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
   EXPECT_TRUE(same_parameters(straight.model, resumed.model));
 }
 
+// The train_loss of each epoch record in a run's metrics.jsonl.
+std::vector<double> epoch_train_losses(const std::string& metrics) {
+  std::vector<double> losses;
+  for (const std::string& line : read_lines(metrics)) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["event"] == "epoch") losses.push_back(record["train_loss"].get<double>());
+  }
+  return losses;
+}
+
+TEST(TrainerTest, AnEpochResumedInItsMiddleReportsTheWholeEpochsTrainLoss) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir straight_dir;
+  ASSERT_EQ(make_run(straight_dir.path(), small_options()).trainer->run(never).reason,
+            StopReason::kFinished);
+  testing::ScratchDir resumed_dir;
+  TrainOptions first_part = small_options();
+  first_part.max_steps = 11;  // epoch 2, batch 3 of 8
+  ASSERT_EQ(make_run(resumed_dir.path(), first_part).trainer->run(never).reason,
+            StopReason::kStepLimit);
+  TrainingRun resumed = make_run(resumed_dir.path(), small_options());
+  resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
+  ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
+  // Epoch 2's loss sums its 3 batches before the stop (kept in checkpoint.pt) and its 5 after.
+  const std::vector<double> straight = epoch_train_losses(straight_dir.file("metrics.jsonl"));
+  ASSERT_EQ(straight.size(), 2u);
+  EXPECT_EQ(epoch_train_losses(resumed_dir.file("metrics.jsonl")), straight);
+}
+
 TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   auto model_options = testing::tiny_options();  // no dropout: both sides see the same network
   torch::manual_seed(17);
