@@ -535,6 +535,14 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
       session.display.clear();
       return {0.0, std::move(stop)};
     }
+    if (setup_.communicator && !is_writer()) {
+      // Rank 0 keeps the seeded generator that checkpoints restore (a one-rank job trains exactly
+      // as a single process); the others draw their own dropout masks from their rank and the
+      // step, so that a resumed job draws what an uninterrupted one draws.
+      torch::manual_seed(setup_.options.seed +
+                         7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
+                         static_cast<uint64_t>(progress_.step));
+    }
     const StepResult step = train_update(mine, tokens);
     ++progress_.step;
     progress_.batch = std::min(b + per_update, batches);
@@ -605,13 +613,6 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
 TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
   TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer())};
   if (is_writer()) session.metrics.emplace(setup_.run.metrics());
-  if (setup_.communicator && !setup_.communicator->is_leader()) {
-    // Rank 0 keeps the seeded generator (a one-rank job trains exactly as a single process); the
-    // others draw their own dropout masks.
-    torch::manual_seed(setup_.options.seed +
-                       7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
-                       static_cast<uint64_t>(progress_.step));
-  }
   if (session.metrics)
     session.metrics->write(StartRecord{progress_.epoch, progress_.step,
                                        static_cast<int64_t>(train_.size()),
