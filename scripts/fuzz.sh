@@ -4,9 +4,9 @@
 #   scripts/fuzz.sh [SECONDS [TARGET...]]
 #
 # Builds the targets of tests/fuzz with clang into build-fuzz/ (NMT_FUZZ=ON), then runs each
-# TARGET (default: all; checkpoint, checkpoint_entries, clean, config, eval, tsv, vocab) for
-# SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/, so the seeds
-# stay as they are. Prints one table row per target: executions, executions per second (over the
+# TARGET (default: all; aligned, checkpoint, checkpoint_entries, clean, config, eval, tsv, vocab)
+# for SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/, so the
+# seeds stay as they are, with the dictionary tests/fuzz/<target>.dict where there is one. Prints one table row per target: executions, executions per second (over the
 # whole run, start-up included), coverage (libFuzzer's cov: covered edges, ft: features), the
 # corpus at the end (inputs/bytes) and the outcome. Exits non-zero after any finding (crash,
 # sanitizer report, violated property, leak, timeout, out-of-memory); the input that caused it is
@@ -58,9 +58,10 @@ for target in "${targets[@]}"; do
   # (Fork mode's exit status is that of its last job, a timeout's included, so the saved inputs'
   # names tell what happened: timeout-*, oom-*, crash-*, leak-*...)
   mode=()
+  if [[ -f tests/fuzz/$target.dict ]]; then mode+=(-dict="tests/fuzz/$target.dict"); fi
   ignored='^$'
   if [[ $target == checkpoint ]]; then
-    mode=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1)
+    mode+=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1)
     ignored='^(timeout|oom)-'
   fi
   exit_status=0
