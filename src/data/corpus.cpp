@@ -198,8 +198,11 @@ void add_aligned_lines(const LineReader& source_lines,
       if (text->substr(0, 3) == "\xEF\xBB\xBF") text->remove_prefix(3);
     }
   }
-  const std::string_view source = trim(source_text);
-  const std::string_view target = trim(target_text);
+  // Tabs become spaces before trimming, so that none is left at the edges of a side.
+  const std::string source_spaced = tabs_to_spaces(source_text);
+  const std::string target_spaced = tabs_to_spaces(target_text);
+  const std::string_view source = trim(source_spaced);
+  const std::string_view target = trim(target_spaced);
   const std::string& source_name = source_lines.path();
   const std::string& target_name = target_lines.path();
   if (is_blank(source) && is_blank(target)) {
@@ -219,7 +222,7 @@ void add_aligned_lines(const LineReader& source_lines,
         "empty line opposite " + check::quote(std::string(is_blank(source) ? target : source)));
     return;
   }
-  corpus.pairs.push_back({tabs_to_spaces(source), tabs_to_spaces(target)});
+  corpus.pairs.push_back({std::string(source), std::string(target)});
 }
 
 Corpus read_aligned_files(const CorpusFile& file) {

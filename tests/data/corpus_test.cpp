@@ -184,6 +184,17 @@ TEST(CorpusTest, AnOverlongAlignedLineSkipsItsPairAndIsNamedInItsFile) {
             target + ":2: a line of 1048577 bytes, longer than the 1048576 bytes a line may have");
 }
 
+// Found by the fuzzing campaign of 2026-11-24 (tests/fuzz/corpus/aligned/regression-edge-tab.txt):
+// a tab at the edge of a line became a space at the edge of the side.
+TEST(CorpusTest, TabsAtTheEdgesOfAlignedLinesAreTrimmedLikeSpaces) {
+  testing::ScratchDir dir;
+  const std::string source = dir.write("t.en", "\xEF\xBB\xBF\tHi.\t\nGo\tnow!\n\t\n");
+  const std::string target = dir.write("t.es", "Hola. \t\n\t¡Vete\tya!\n \n");
+  const Corpus corpus = read_corpus(aligned(source, target), TsvFormat::kAuto);
+  EXPECT_EQ(corpus.pairs, (std::vector<SentencePair>{{"Hi.", "Hola."}, {"Go now!", "¡Vete ya!"}}));
+  EXPECT_EQ(corpus.report.blank, 1u);
+}
+
 TEST(CorpusTest, MisalignedFilesAreAnErrorNamingBothFilesAndCounts) {
   testing::ScratchDir dir;
   const std::string source = dir.write("dev.en", "a\nb\nc\n");
