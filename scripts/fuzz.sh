@@ -54,14 +54,16 @@ for target in "${targets[@]}"; do
   # LibTorch's archive reader allocates whatever a damaged length field asks for (up to 4 GB) and
   # can spend tens of seconds on it. Those out-of-memory and timeout reports are LibTorch's, not
   # nmt's: the raw checkpoint target runs in fork mode, which counts them without stopping.
-  # Crashes and sanitizer reports still stop it and fail.
+  # Crashes and sanitizer reports are saved and fail the run, but do not end it (LibTorch's
+  # reader has crashes of its own, one of which would otherwise end a campaign in its first
+  # minutes).
   # (Fork mode's exit status is that of its last job, a timeout's included, so the saved inputs'
   # names tell what happened: timeout-*, oom-*, crash-*, leak-*...)
   mode=()
   if [[ -f tests/fuzz/$target.dict ]]; then mode+=(-dict="tests/fuzz/$target.dict"); fi
   ignored='^$'
   if [[ $target == checkpoint ]]; then
-    mode+=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1)
+    mode+=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1 -ignore_crashes=1)
     ignored='^(timeout|oom)-'
   fi
   exit_status=0
