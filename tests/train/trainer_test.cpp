@@ -52,7 +52,7 @@ TrainingRun make_run(const std::string& dir,
   torch::manual_seed(17);
   TrainingRun run;
   run.model = model::Transformer(model_options, 12, 12);
-  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr};
+  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr, {}};
   setup.score_translations = std::move(scorer);
   run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
   return run;
@@ -133,10 +133,10 @@ TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   TrainOptions whole_options = options;
   options.update_freq = 2;
   Trainer by_parts(accumulated,
-                   TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+                   TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
                    pairs, {});
   Trainer at_once(
-      whole, TrainerSetup{whole_options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+      whole, TrainerSetup{whole_options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
       pairs, {});
   for (int update = 0; update < 3; ++update) {
     // Sentences of different lengths in each half: the halves pad differently from the whole.
@@ -246,7 +246,7 @@ TEST(TrainerTest, ANonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   TrainingRun continued{
       run.model,
       std::make_unique<Trainer>(
-          run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+          run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
           copy_pairs(64, 1), copy_pairs(16, 2))};
   continued.trainer->resume(dir.file("checkpoint.pt"));
   {
@@ -355,7 +355,8 @@ TEST(TrainerTest, BestMetricBleuWithoutAScorerIsAConfigError) {
   testing::ScratchDir dir;
   model::Transformer model(testing::tiny_options(), 12, 12);
   EXPECT_THROW(
-      Trainer(model, TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+      Trainer(model,
+              TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
               copy_pairs(8, 1), copy_pairs(4, 2)),
       ConfigError);
 }
