@@ -4,9 +4,10 @@
 #   scripts/fuzz.sh [SECONDS [TARGET...]]
 #
 # Builds the targets of tests/fuzz with clang into build-fuzz/ (NMT_FUZZ=ON), then runs each
-# TARGET (default: all; checkpoint, checkpoint_entries, clean, config, eval, serve_api, tsv,
-# vocab) for SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/, so
-# the seeds stay as they are. Prints one table row per target: executions, executions per second (over the
+# TARGET (default: all; aligned, checkpoint, checkpoint_entries, clean, config, eval, serve_api,
+# tsv, vocab) for SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/,
+# so the seeds stay as they are, with the dictionary tests/fuzz/<target>.dict where there is one.
+# Prints one table row per target: executions, executions per second (over the
 # whole run, start-up included), coverage (libFuzzer's cov: covered edges, ft: features), the
 # corpus at the end (inputs/bytes) and the outcome. Exits non-zero after any finding (crash,
 # sanitizer report, violated property, leak, timeout, out-of-memory); the input that caused it is
@@ -54,13 +55,16 @@ for target in "${targets[@]}"; do
   # LibTorch's archive reader allocates whatever a damaged length field asks for (up to 4 GB) and
   # can spend tens of seconds on it. Those out-of-memory and timeout reports are LibTorch's, not
   # nmt's: the raw checkpoint target runs in fork mode, which counts them without stopping.
-  # Crashes and sanitizer reports still stop it and fail.
+  # Crashes and sanitizer reports are saved and fail the run, but do not end it (LibTorch's
+  # reader has crashes of its own, one of which would otherwise end a campaign in its first
+  # minutes).
   # (Fork mode's exit status is that of its last job, a timeout's included, so the saved inputs'
   # names tell what happened: timeout-*, oom-*, crash-*, leak-*...)
   mode=()
+  if [[ -f tests/fuzz/$target.dict ]]; then mode+=(-dict="tests/fuzz/$target.dict"); fi
   ignored='^$'
   if [[ $target == checkpoint ]]; then
-    mode=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1)
+    mode+=(-fork=1 -ignore_ooms=1 -ignore_timeouts=1 -ignore_crashes=1)
     ignored='^(timeout|oom)-'
   fi
   exit_status=0

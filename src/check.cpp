@@ -17,7 +17,34 @@ namespace {
 
 }  // namespace
 
-std::string quote(const std::string& value) { return "\"" + value + "\""; }
+namespace {
+
+// Where text may be cut for a message: at most kMaxQuotedBytes, never inside a UTF-8 sequence.
+std::size_t cut_point(const std::string& text) {
+  std::size_t cut = kMaxQuotedBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
+}  // namespace
+
+std::string shorten(const std::string& text) {
+  if (text.size() <= kMaxQuotedBytes) return text;
+  return text.substr(0, cut_point(text)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+std::string quote(const std::string& value) {
+  if (value.size() <= kMaxQuotedBytes) return "\"" + value + "\"";
+  return "\"" + value.substr(0, cut_point(value)) + "...\" (" + std::to_string(value.size()) +
+         " bytes)";
+}
+
+void file_name(const std::string& name, const std::string& value) {
+  constexpr std::size_t kMaxPathBytes = 4096;
+  if (value.size() > kMaxPathBytes || value.find('\0') != std::string::npos) {
+    fail(name, "a file name (at most 4096 bytes, no NUL)", quote(value));
+  }
+}
 
 void positive(const std::string& name, int64_t value) {
   if (value < 1) fail(name, "a positive integer", std::to_string(value));

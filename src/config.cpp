@@ -5,7 +5,9 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,55 @@ const char* name_of(const Choices<E>& choices, E value) {
     if (choice == value) return name;
   }
   return "?";
+}
+
+// Appends value as JSON text, stopping once out holds more than check::kMaxQuotedBytes and
+// nesting no deeper than 8 levels, so that describing a value costs little whatever its size.
+void append_bounded(const json& value, int depth, std::string& out) {
+  if (value.is_structured()) {
+    const bool is_array = value.is_array();
+    out += is_array ? '[' : '{';
+    if (depth >= 8 && !value.empty()) out += "...";
+    bool is_first = true;
+    for (const auto& item : value.items()) {
+      if (depth >= 8 || out.size() > check::kMaxQuotedBytes) break;
+      if (!is_first) out += ',';
+      is_first = false;
+      if (!is_array) {
+        append_bounded(json(item.key()), depth + 1, out);
+        out += ':';
+      }
+      append_bounded(item.value(), depth + 1, out);
+    }
+    out += is_array ? ']' : '}';
+  } else if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    out += json(text.substr(0, check::kMaxQuotedBytes + 1))
+               .dump(-1, ' ', false, json::error_handler_t::replace);
+  } else {
+    out += value.dump();
+  }
+}
+
+// value as JSON text for a message: whole when short, else cut like check::quote, so that a 50 MB
+// string or a huge array never becomes a 50 MB line: "xxxx..." (52428800 bytes), [0,1,2,...
+// (100000 elements).
+std::string describe(const json& value) {
+  if (value.is_string()) {
+    const auto& whole = value.get_ref<const std::string&>();
+    const std::string shortened = check::shorten(whole);
+    if (shortened == whole) return value.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string prefix = shortened.substr(0, shortened.rfind("... ("));
+    const std::string quoted = json(prefix).dump(-1, ' ', false, json::error_handler_t::replace);
+    return quoted.substr(0, quoted.size() - 1) + "...\" (" + std::to_string(whole.size()) +
+           " bytes)";
+  }
+  std::string text;
+  append_bounded(value, 0, text);
+  if (text.size() <= check::kMaxQuotedBytes) return text;
+  const std::string cut = check::shorten(text);
+  return cut.substr(0, cut.rfind(" (")) + " (" + std::to_string(value.size()) +
+         (value.is_array() ? " elements)" : " keys)");
 }
 
 enum class IntKind { kPositive, kNonNegative, kAny };
@@ -199,7 +250,8 @@ class ConfigReader {
       if (std::find(known_.begin(), known_.end(), item.key()) != known_.end()) continue;
       std::string list;
       for (std::size_t i = 0; i < known_.size(); ++i) list += (i ? ", " : "") + known_[i];
-      throw ConfigError(path(item.key().c_str()) + ": unknown key (known keys: " + list + ")");
+      throw ConfigError(path(check::shorten(item.key()).c_str()) +
+                        ": unknown key (known keys: " + list + ")");
     }
   }
 
@@ -224,7 +276,7 @@ class ConfigReader {
     }
     if (!value.is_object()) fail(where, kExpected, value);
     for (const auto& item : value.items()) {
-      const std::string at = where + "." + item.key();
+      const std::string at = where + "." + check::shorten(item.key());
       if (item.key() == "weight") {
         if (!item.value().is_number()) fail(at, "a number", item.value());
         file.weight = item.value().get<double>();
@@ -244,7 +296,7 @@ class ConfigReader {
   [[noreturn]] static void fail(const std::string& path,
                                 const std::string& expected,
                                 const json& got) {
-    throw ConfigError(path + ": expected " + expected + ", got " + got.dump());
+    throw ConfigError(path + ": expected " + expected + ", got " + describe(got));
   }
 
   const json& root_;
@@ -428,11 +480,11 @@ void Config::validate() const {
 
 Config config_from_json(const json& root) {
   if (!root.is_object()) {
-    throw ConfigError("configuration: expected a JSON object, got " + root.dump());
+    throw ConfigError("configuration: expected a JSON object, got " + describe(root));
   }
   for (const auto& item : root.items()) {
     if (std::find(std::begin(kSections), std::end(kSections), item.key()) == std::end(kSections)) {
-      throw ConfigError(item.key() +
+      throw ConfigError(check::shorten(item.key()) +
                         ": unknown section (known: data, text, model, train, decode, serve, "
                         "description)");
     }
@@ -461,22 +513,69 @@ json config_to_json(const Config& config) {
   return writer.take();
 }
 
-// The dotted path of the value being parsed, kept up to date by nlohmann's parse callback, so
-// that an error raised inside a value (a number out of range) can name its key.
-class KeyPathTracker {
+namespace {
+
+// Deeper than any configuration needs (a corpus entry sits at level 4), shallow enough that
+// nothing that walks a value recursively can exhaust the stack.
+constexpr int kMaxConfigDepth = 32;
+
+// An iterator over the text being parsed that records how far nlohmann's parser has read, so that
+// a parse callback can name the line of what it just saw.
+class ReadPosition {
  public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  ReadPosition(const char* at, const char** furthest) : at_(at), furthest_(furthest) {}
+  reference operator*() const { return *at_; }
+  ReadPosition& operator++() {
+    *furthest_ = ++at_;
+    return *this;
+  }
+  ReadPosition operator++(int) {
+    ReadPosition before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const ReadPosition& other) const { return at_ == other.at_; }
+  bool operator!=(const ReadPosition& other) const { return at_ != other.at_; }
+
+ private:
+  const char* at_;
+  const char** furthest_;
+};
+
+// Follows nlohmann's parse callback through a document: the dotted path of the value being
+// parsed (so that an error inside a value, a number out of range, can name its key), the line
+// each key of each open object was read on, and the depth. A key given twice in one object, or a
+// value nested deeper than kMaxConfigDepth, throws ConfigError "where:line: key.path: reason"
+// while the parser reads it, so no such document is ever built.
+class ConfigParseTracker {
+ public:
+  // text: the whole document, which must outlive the tracker; where: the file (or flag) it came
+  // from.
+  ConfigParseTracker(const std::string& text, std::string where)
+      : text_(text), read_up_to_(text.data()), where_(std::move(where)) {}
+
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
-        keys_.emplace_back();
+        if (depth >= kMaxConfigDepth) {
+          fail("nested deeper than " + std::to_string(kMaxConfigDepth) + " levels");
+        }
+        levels_.emplace_back();
+        levels_.back().is_object = event == json::parse_event_t::object_start;
         break;
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end:
-        if (!keys_.empty()) keys_.pop_back();
+        if (!levels_.empty()) levels_.pop_back();
         break;
       case json::parse_event_t::key:
-        if (!keys_.empty()) keys_.back() = parsed.get<std::string>();
+        if (!levels_.empty()) add_key(parsed.get<std::string>());
         break;
       case json::parse_event_t::value:
         break;
@@ -484,43 +583,104 @@ class KeyPathTracker {
     return true;
   }
 
+  // The document's first and past-the-end characters, as iterators that move the read position.
+  ReadPosition begin() { return {text_.data(), &read_up_to_}; }
+  ReadPosition end() { return {text_.data() + text_.size(), &read_up_to_}; }
+
+  // "a.b.c" of the value being parsed; long keys shortened.
   std::string path() const {
     std::string dotted;
-    for (const std::string& key : keys_) {
-      if (key.empty()) continue;
-      dotted += (dotted.empty() ? "" : ".") + key;
+    for (const Level& level : levels_) {
+      if (!level.is_object || level.key.empty()) continue;
+      dotted += (dotted.empty() ? "" : ".") + check::shorten(level.key);
     }
     return dotted;
   }
 
  private:
-  std::vector<std::string> keys_;
+  struct Level {
+    bool is_object = false;
+    std::string key;                           // the key being read (objects)
+    std::map<std::string, std::size_t> lines;  // line of each key read so far
+  };
+
+  // 1-based line of the parser's position.
+  std::size_t line() const {
+    return 1 + static_cast<std::size_t>(std::count(text_.data(), read_up_to_, '\n'));
+  }
+
+  void add_key(const std::string& key) {
+    Level& level = levels_.back();
+    level.key = key;
+    const auto [first, is_new] = level.lines.emplace(key, line());
+    if (!is_new) {
+      fail("duplicate key (also set at line " + std::to_string(first->second) +
+           "); name each key once");
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& reason) const {
+    const std::string key = path();
+    throw ConfigError(where_ + ":" + std::to_string(line()) + ": " +
+                      (key.empty() ? "" : key + ": ") + reason);
+  }
+
+  const std::string& text_;
+  const char* read_up_to_;
+  std::string where_;
+  std::vector<Level> levels_;
 };
 
-json read_config_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot open the configuration file");
-  KeyPathTracker tracker;
+// text parsed as JSON under the tracker's rules; where names it in errors ("c.json: not valid
+// JSON (...)").
+json parse_tracked(const std::string& text, const std::string& where) {
+  ConfigParseTracker tracker(text, where);
   try {
-    return json::parse(in, std::ref(tracker));
+    return json::parse(tracker.begin(), tracker.end(), std::ref(tracker));
   } catch (const json::parse_error& error) {
-    throw ConfigError(path + ": not valid JSON (" + error.what() + ")");
+    throw ConfigError(where + ": not valid JSON (" + check::shorten(error.what()) + ")");
   } catch (const json::out_of_range& error) {
     // nlohmann: "[json.exception.out_of_range.406] number overflow parsing '1e999'"
     const std::string message = error.what();
     const std::size_t detail = message.find("] ");
-    throw ConfigError(path + ": " + tracker.path() + ": " +
-                      (detail == std::string::npos ? message : message.substr(detail + 2)));
+    throw ConfigError(
+        where + ": " + tracker.path() + ": " +
+        check::shorten(detail == std::string::npos ? message : message.substr(detail + 2)));
   }
 }
 
-Config load_config(const std::string& path) {
+// The key path a ConfigError message starts with ("train.epochs: expected ...").
+std::string error_key(const std::string& message) { return message.substr(0, message.find(": ")); }
+
+// Whether the key (or the object or list holding it) was set on the command line.
+bool is_overridden(const std::string& key, const ConfigOverrides& overrides) {
+  for (const ConfigOverride& override : overrides) {
+    if (key == override.key || key.rfind(override.key + ".", 0) == 0 ||
+        key.rfind(override.key + "[", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+json read_config_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot open the configuration file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_tracked(text.str(), path);
+}
+
+Config load_config(const std::string& path, const ConfigOverrides& overrides) {
+  json root = read_config_json(path);
   try {
-    return config_from_json(read_config_json(path));
+    return resolve_config(std::move(root), overrides);
   } catch (const ConfigError& error) {
     const std::string message = error.what();
-    if (message.rfind(path, 0) == 0) throw;
-    throw ConfigError(path + ": " + message);
+    const bool is_from_flag = is_overridden(error_key(message), overrides);
+    throw ConfigError((is_from_flag ? std::string("command line") : path) + ": " + message);
   }
 }
 
@@ -537,12 +697,12 @@ Config resolve_config(json base, const ConfigOverrides& overrides) {
 ConfigOverride parse_config_override(const std::string& assignment) {
   const std::size_t equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0) {
-    throw ConfigError("--set: expected section.key=value, got \"" + assignment + "\"");
+    throw ConfigError("--set: expected section.key=value, got " + check::quote(assignment));
   }
+  const std::string key = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
-  return {assignment.substr(0, equals), value};
+  if (!json::accept(text)) return {key, text};  // a bare word: post, cpu
+  return {key, parse_tracked(text, "--set " + check::shorten(key))};
 }
 
 void set_config_value(json& root, const std::string& dotted_key, const json& value) {

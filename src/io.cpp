@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <sstream>
 #include <utility>
 
@@ -101,39 +102,132 @@ std::string read_text_file(const std::string& path) {
   return buffer.str();
 }
 
-std::string read_maybe_compressed(const std::string& path) {
-  std::string bytes = read_text_file(path);
-  const bool is_gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-                       static_cast<unsigned char>(bytes[1]) == 0x8b;
-  if (!is_gzip) return bytes;
+namespace {
+
+constexpr std::size_t kChunkBytes = std::size_t{1} << 16;
+
+bool starts_as_gzip(const std::vector<char>& bytes, std::size_t size) {
+  return size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+}  // namespace
+
+// zlib's decompression state; input goes in at most kChunkBytes at a time, so that zlib's 32-bit
+// lengths never limit the size of a file.
+struct LineReader::Inflater {
   z_stream stream{};
-  // 15 + 32: a window of 2^15 and automatic gzip/zlib header detection.
-  if (inflateInit2(&stream, 15 + 32) != Z_OK) throw Error(path + ": cannot start decompressing");
-  stream.next_in = reinterpret_cast<Bytef*>(bytes.data());
-  stream.avail_in = static_cast<uInt>(bytes.size());
-  std::string text;
-  char chunk[1 << 16];
-  int status = Z_OK;
-  while (status != Z_STREAM_END) {
-    stream.next_out = reinterpret_cast<Bytef*>(chunk);
-    stream.avail_out = sizeof chunk;
-    status = inflate(&stream, Z_NO_FLUSH);
-    text.append(chunk, sizeof chunk - stream.avail_out);
-    if (status == Z_STREAM_END && stream.avail_in > 0) {
-      status = inflateReset(&stream);  // concatenated gzip members, as `cat a.gz b.gz` makes
-      if (status != Z_OK) break;
-      continue;
+  bool is_at_member_end = false;  // the last call ended a gzip member
+
+  explicit Inflater(const std::string& path) {
+    // 15 + 32: a window of 2^15 and automatic gzip/zlib header detection.
+    if (inflateInit2(&stream, 15 + 32) != Z_OK) throw Error(path + ": cannot start decompressing");
+  }
+  ~Inflater() { inflateEnd(&stream); }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+};
+
+LineReader::LineReader(const std::string& path, std::size_t max_line_bytes)
+    : path_(path), max_line_bytes_(max_line_bytes), raw_(kChunkBytes), text_(kChunkBytes) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  try {
+    while (raw_end_ < 2 && read_raw()) {
     }
-    if (status == Z_BUF_ERROR && stream.avail_in == 0) break;  // input ended mid-stream
-    if (status != Z_OK && status != Z_STREAM_END) break;
+    if (starts_as_gzip(raw_, raw_end_)) inflater_ = std::make_unique<Inflater>(path_);
+  } catch (...) {
+    ::close(fd_);
+    throw;
   }
-  const std::string reason = stream.msg ? stream.msg : "";
-  inflateEnd(&stream);
-  if (status != Z_STREAM_END) {
-    throw Error(path + ": damaged or truncated gzip data" +
-                (reason.empty() ? std::string() : " (" + reason + ")"));
+}
+
+LineReader::~LineReader() { ::close(fd_); }
+
+bool LineReader::read_raw() {
+  if (raw_begin_ == raw_end_) raw_begin_ = raw_end_ = 0;
+  while (true) {
+    const ssize_t count = ::read(fd_, raw_.data() + raw_end_, raw_.size() - raw_end_);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) throw Error("cannot read " + path_ + ": " + std::strerror(errno));
+    if (count == 0) is_raw_at_end_ = true;
+    raw_end_ += static_cast<std::size_t>(count);
+    return count > 0;
   }
-  return text;
+}
+
+bool LineReader::fill() {
+  text_begin_ = text_end_ = 0;
+  if (!inflater_) {
+    if (raw_begin_ == raw_end_ && (is_raw_at_end_ || !read_raw())) return false;
+    std::swap(text_, raw_);  // plain bytes need no copy: the raw buffer becomes the text
+    text_begin_ = raw_begin_;
+    text_end_ = raw_end_;
+    raw_begin_ = raw_end_ = 0;
+    return true;
+  }
+  z_stream& stream = inflater_->stream;
+  const auto damaged = [&] {
+    const std::string reason = stream.msg ? stream.msg : "";
+    return Error(path_ + ": damaged or truncated gzip data" +
+                 (reason.empty() ? std::string() : " (" + reason + ")"));
+  };
+  stream.next_out = reinterpret_cast<Bytef*>(text_.data());
+  stream.avail_out = static_cast<uInt>(text_.size());
+  while (stream.avail_out == text_.size()) {
+    if (raw_begin_ == raw_end_ && !is_raw_at_end_) read_raw();
+    const bool has_input = raw_begin_ < raw_end_;
+    if (inflater_->is_at_member_end) {
+      if (!has_input) return false;  // the last member ended with the file
+      // Concatenated gzip members, as `cat a.gz b.gz` makes.
+      if (inflateReset(&stream) != Z_OK) throw damaged();
+      inflater_->is_at_member_end = false;
+    }
+    if (!has_input) throw damaged();  // the file ended mid-stream
+    stream.next_in = reinterpret_cast<Bytef*>(raw_.data() + raw_begin_);
+    stream.avail_in = static_cast<uInt>(raw_end_ - raw_begin_);
+    const int status = inflate(&stream, Z_NO_FLUSH);
+    raw_begin_ = raw_end_ - stream.avail_in;
+    if (status == Z_STREAM_END) {
+      inflater_->is_at_member_end = true;
+    } else if (status == Z_MEM_ERROR) {
+      throw std::bad_alloc();
+    } else if (status != Z_OK) {
+      throw damaged();
+    }
+  }
+  text_end_ = text_.size() - stream.avail_out;
+  return true;
+}
+
+bool LineReader::next() {
+  line_.clear();
+  is_too_long_ = false;
+  line_bytes_ = 0;
+  bool has_bytes = false;
+  while (true) {
+    if (text_begin_ == text_end_ && !fill()) {
+      if (!has_bytes) return false;
+      break;  // an unterminated last line
+    }
+    has_bytes = true;
+    const char* begin = text_.data() + text_begin_;
+    const std::size_t available = text_end_ - text_begin_;
+    const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', available));
+    const std::size_t length = newline ? static_cast<std::size_t>(newline - begin) : available;
+    line_bytes_ += length;
+    if (line_bytes_ > max_line_bytes_) {
+      is_too_long_ = true;
+      line_.clear();
+    } else {
+      line_.append(begin, length);
+    }
+    text_begin_ += length + (newline ? 1 : 0);
+    if (newline) break;
+  }
+  ++line_number_;
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  return true;
 }
 
 std::vector<std::string> read_lines(const std::string& path) {

@@ -1,5 +1,6 @@
 // nmt: neural machine translation trainer. Wires the CLI11 subcommands (src/cli/) and maps
-// failures to exit codes: 0 success, 2 usage or configuration error, 1 runtime failure.
+// failures to exit codes: 0 success, 2 usage or configuration error, 1 runtime failure, 130
+// interrupted.
 #include <c10/util/Exception.h>
 
 #include <CLI/CLI.hpp>
@@ -38,6 +39,9 @@ int main(int argc, char** argv) {
   } catch (const nmt::ConfigError& error) {
     std::cerr << "nmt: error: " << error.what() << '\n';
     return 2;
+  } catch (const nmt::Interrupted& interrupted) {
+    std::cerr << "nmt: " << interrupted.what() << '\n';
+    return 130;
   } catch (const c10::Error& error) {
     // LibTorch's message without its stack trace; an allocator's failure as advice.
     const std::string message = error.what_without_backtrace();

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,20 +18,39 @@
 
 namespace nmt::testing {
 
-// The nmt binary under test in its own process, its output in a file; extra environment variables
-// (a rank's RANK, WORLD_SIZE, ...) set for it alone. Killed with SIGKILL if still running when
-// destroyed.
+// How to start it besides its arguments.
+struct LaunchOptions {
+  // Set for it alone (a rank's RANK, WORLD_SIZE, ...).
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::string working_directory;               // "": the test's own
+  rlim_t address_space_bytes = RLIM_INFINITY;  // `ulimit -v`
+};
+
+// The nmt binary under test in its own process, its output in a file. Killed with SIGKILL if still
+// running when destroyed.
 class NmtProcess {
  public:
   NmtProcess(const std::vector<std::string>& arguments,
              const std::string& log,
-             const std::vector<std::pair<std::string, std::string>>& environment = {}) {
+             const std::vector<std::pair<std::string, std::string>>& environment = {})
+      : NmtProcess(arguments, log, LaunchOptions{environment, "", RLIM_INFINITY}) {}
+
+  NmtProcess(const std::vector<std::string>& arguments,
+             const std::string& log,
+             const LaunchOptions& options) {
     pid_ = fork();
     if (pid_ == 0) {
       const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, STDOUT_FILENO);
       dup2(fd, STDERR_FILENO);
-      for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
+      for (const auto& [name, value] : options.environment) {
+        setenv(name.c_str(), value.c_str(), 1);
+      }
+      if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0) {
+        _exit(126);
+      }
+      const rlimit limit{options.address_space_bytes, options.address_space_bytes};
+      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
       std::vector<char*> argv{const_cast<char*>(NMT_BINARY)};
       for (const std::string& argument : arguments)
         argv.push_back(const_cast<char*>(argument.c_str()));
@@ -49,8 +69,10 @@ class NmtProcess {
   std::optional<int> poll() {
     if (finished_) return exit_code_;
     int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+    rusage usage{};
+    if (wait4(pid_, &status, WNOHANG, &usage) != pid_) return std::nullopt;
     finished_ = true;
+    peak_resident_kib_ = usage.ru_maxrss;
     exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return exit_code_;
   }
@@ -59,6 +81,8 @@ class NmtProcess {
     return exit_code_;
   }
   pid_t pid() const { return pid_; }
+  // Its peak resident memory once it has ended (wait4's ru_maxrss), in KiB.
+  long peak_resident_kib() const { return peak_resident_kib_; }
   void send(int signal) { ::kill(pid_, signal); }
   void kill_now() {
     ::kill(pid_, SIGKILL);
@@ -69,6 +93,7 @@ class NmtProcess {
   pid_t pid_ = -1;
   bool finished_ = false;
   int exit_code_ = -1;
+  long peak_resident_kib_ = 0;
 };
 
 }  // namespace nmt::testing

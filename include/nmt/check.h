@@ -3,6 +3,7 @@
 // "<name>: expected <what>, got <value>". Torch-free; never logs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,7 +23,19 @@ void fraction(const std::string& name, double value);
 // lo <= value <= hi
 void in_range(const std::string& name, double value, double lo, double hi);
 
-// A string value for a message, in double quotes.
+// The longest text a message quotes whole; longer values are cut (see shorten).
+inline constexpr std::size_t kMaxQuotedBytes = 80;
+
+// text for a message: whole up to kMaxQuotedBytes, else its first bytes (cut at a UTF-8 character
+// boundary), "..." and its length: "xxxx... (52428800 bytes)". A 50 MB value never becomes a 50 MB
+// line.
+std::string shorten(const std::string& text);
+
+// A string value for a message, in double quotes, shortened like shorten():
+// "\"xxxx...\" (52428800 bytes)".
 std::string quote(const std::string& value);
+
+// A file name in the configuration: at most 4096 bytes (PATH_MAX) and no NUL byte.
+void file_name(const std::string& name, const std::string& value);
 
 }  // namespace nmt::check

@@ -6,7 +6,8 @@
 // Missing keys keep the notebook's defaults (except data.max_words: the notebook's 15-word limit is
 // set in configs/seed.json, not imposed on every corpus). An unknown key, a wrong type or an
 // out-of-range value throws ConfigError whose message starts with the key path ("data.max_words:
-// expected a positive integer, got \"x\""). Torch-free; never logs.
+// expected a positive integer, got \"x\""); load_config puts the file name before it. Values are
+// quoted shortened (at most about 80 bytes). Torch-free; never logs.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,13 +35,26 @@ struct Config {
   void validate() const;
 };
 
+// A command-line override of one configuration key: {"train.threads", 4}.
+struct ConfigOverride {
+  std::string key;  // "section.key"
+  nlohmann::json value;
+};
+using ConfigOverrides = std::vector<ConfigOverride>;
+
 // Parses and validates.
 Config config_from_json(const nlohmann::json& json);
 nlohmann::json config_to_json(const Config& config);
 
-// Reads a JSON file; throws ConfigError when it is missing, not JSON, or invalid.
+// Reads a JSON file; throws ConfigError naming the file when it is missing or not JSON, when an
+// object names a key twice ("c.json:7: train.epochs: duplicate key (also set at line 3); ...")
+// or when a value is nested deeper than 32 levels. Such a document is refused while it is parsed,
+// so nothing that walks values recursively ever sees one.
 nlohmann::json read_config_json(const std::string& path);
-Config load_config(const std::string& path);
+// read_config_json, then resolve_config with the overrides. Every ConfigError names where the
+// offending value came from: the file ("c.json: data.max_words: expected ...") or, for a key that
+// a flag set, "command line: ...".
+Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
 
 // Writes the resolved configuration (every key, defaults included), atomically.
 void save_config(const std::string& path, const Config& config);
@@ -50,15 +64,9 @@ void set_config_value(nlohmann::json& json,
                       const std::string& dotted_key,
                       const nlohmann::json& value);
 
-// A command-line override of one configuration key: {"train.threads", 4}.
-struct ConfigOverride {
-  std::string key;  // "section.key"
-  nlohmann::json value;
-};
-using ConfigOverrides = std::vector<ConfigOverride>;
-
 // "section.key=value" (the --set flag): the value is read as JSON when it is JSON (512, 0.3,
-// true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=".
+// true, "text", [1, 2]) and as a string otherwise (post, cpu). Throws ConfigError without "=",
+// and for a JSON value that read_config_json would refuse (nested too deep, a duplicate key).
 ConfigOverride parse_config_override(const std::string& assignment);
 
 // base with the overrides applied in order, parsed and validated once, so that a bad flag value

@@ -1,7 +1,7 @@
 // nmt's exception types. Every failure a user can cause (a bad config, a malformed corpus, a
 // damaged checkpoint) is reported by throwing one of these with a message that names the thing,
-// what was expected and what was found. main.cpp maps ConfigError to exit status 2 and the others
-// to 1.
+// what was expected and what was found. main.cpp maps ConfigError to exit status 2, Interrupted to
+// 130 and the others to 1.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +38,13 @@ class DataError : public Error {
  private:
   std::string file_;
   std::size_t line_ = 0;
+};
+
+// The user stopped a command (Ctrl-C, SIGTERM) at a point with nothing to save; the message says
+// how to go on. Exit status 130.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
 };
 
 // A checkpoint or run directory that cannot be written or read back.

@@ -1,11 +1,13 @@
 // File helpers shared by every module that writes results: atomic writes (temporary file in the
-// same directory, then rename, so a crash never leaves a half-written file in place of a good one)
-// and whole-file reads. Torch-free; throws nmt::Error with the path in the message; never logs.
+// same directory, then rename, so a crash never leaves a half-written file in place of a good one),
+// whole-file reads and line-by-line reads of plain or gzip-compressed files in bounded memory.
+// Torch-free; throws nmt::Error with the path in the message; never logs.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,10 +60,53 @@ bool remove_tree(const std::string& path);
 // Whole file as a string; throws nmt::Error when it cannot be opened.
 std::string read_text_file(const std::string& path);
 
-// Whole file as a string, decompressed when it is gzip-compressed (recognised by its first
-// bytes, whatever its name); throws nmt::Error naming the file when it cannot be opened or its
-// compressed data is damaged or truncated.
-std::string read_maybe_compressed(const std::string& path);
+// A file read line by line, decompressed on the fly when it is gzip data (recognised by its first
+// bytes, whatever its name; concatenated members read as one stream), in memory bounded by
+// max_line_bytes plus two 64 KiB buffers however large the file or its decompressed content: a
+// gzip bomb, or a file of one 4 GiB line, is read through without being held. Throws nmt::Error
+// naming the file when it cannot be opened or read, or its compressed data is damaged or
+// truncated ("x.gz: damaged or truncated gzip data").
+class LineReader {
+ public:
+  LineReader(const std::string& path, std::size_t max_line_bytes);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Reads the next line: false at the end of the file. The line is line() without its "\n" (and
+  // a "\r" before it, or at the very end); a final line end adds no line. A line longer than
+  // max_line_bytes is not kept: is_too_long() is set, line() is empty, line_bytes() says how long
+  // it was.
+  bool next();
+  const std::string& line() const { return line_; }
+  bool is_too_long() const { return is_too_long_; }
+  std::size_t line_bytes() const { return line_bytes_; }
+  // 1-based number of the line just read.
+  std::size_t line_number() const { return line_number_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Inflater;
+  // Refills text_ with the next decompressed (or plain) bytes; false at the end of the file.
+  bool fill();
+  bool read_raw();
+
+  std::string path_;
+  std::size_t max_line_bytes_;
+  int fd_ = -1;
+  std::unique_ptr<Inflater> inflater_;  // null for plain files
+  std::vector<char> raw_;               // bytes read from the file, not yet consumed
+  std::size_t raw_begin_ = 0;
+  std::size_t raw_end_ = 0;
+  bool is_raw_at_end_ = false;
+  std::vector<char> text_;  // decompressed (or plain) bytes not yet split into lines
+  std::size_t text_begin_ = 0;
+  std::size_t text_end_ = 0;
+  std::string line_;
+  bool is_too_long_ = false;
+  std::size_t line_bytes_ = 0;
+  std::size_t line_number_ = 0;
+};
 
 // Lines of a file without their "\n" (and "\r" before it).
 std::vector<std::string> read_lines(const std::string& path);

@@ -58,8 +58,7 @@ Command add_bench_train(CLI::App& bench) {
       "           --steps 100 --threads 2 --max-tokens 1000\n"
       "         nmt bench train --config configs/tatoeba-en-es.json --nproc 2 --steps 40");
   return {command, [args, flags, nproc] {
-            const Config config =
-                resolve_config(read_config_json(args->config_path), flags->overrides());
+            const Config config = load_config(args->config_path, flags->overrides());
             if (*nproc > 0) return run::bench_train_local_ranks(*nproc, config);
             const nlohmann::json result = run::bench_train(config, args->options);
             if (result.value("rank", 0) != 0) return 0;  // rank 0 reports for the job

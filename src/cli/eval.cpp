@@ -1,4 +1,6 @@
 // nmt eval: translate a held-out split (or given files) and report BLEU, chrF, loss and perplexity.
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 #include <memory>
 
@@ -25,6 +27,9 @@ int run_eval(const EvalArgs& args, const ConfigFlags& flags) {
     std::cout << run::eval_report_json(report).dump(2) << '\n';
   } else {
     std::cout << run::eval_report_text(report);
+  }
+  if (!report.unrecorded_reason.empty()) {
+    spdlog::warn("the scores were not recorded in the run: {}", report.unrecorded_reason);
   }
   return 0;
 }

@@ -39,8 +39,7 @@ Command add_prepare(CLI::App& app) {
   flags->add<uint64_t>("--seed", "data.seed", "Split seed");
   command->footer("Example: nmt prepare --config configs/quickstart.json --out /tmp/prepared");
   return {command, [args, flags] {
-            const Config config =
-                resolve_config(read_config_json(args->config_path), flags->overrides());
+            const Config config = load_config(args->config_path, flags->overrides());
             const std::string out =
                 args->out_dir.empty() ? run::default_data_dir(args->config_path) : args->out_dir;
             run::prepare_run_data(config, RunDir(out));

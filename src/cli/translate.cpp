@@ -1,5 +1,6 @@
 // nmt translate: sentences from the arguments or stdin, one translation per line.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -24,11 +25,15 @@ int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
   spdlog::debug("translating with {} on {}", opened.checkpoint, describe_device(opened.device));
   const run::TranslateSummary summary =
       args.sentences.empty()
-          ? run::translate_stream(opened, std::cin, std::cout, args.show_scores)
+          ? run::translate_stream(opened, STDIN_FILENO, std::cout, args.show_scores)
           : run::translate_sentences(opened, args.sentences, std::cout, args.show_scores);
   if (summary.truncated_inputs > 0) {
     spdlog::warn("{} inputs were longer than {} tokens and were cut to that length",
                  summary.truncated_inputs, decode::kMaxInputTokens);
+  }
+  if (summary.is_interrupted) {
+    spdlog::warn("interrupted: the {} lines read were translated", summary.inputs);
+    return 130;
   }
   return 0;
 }

@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <istream>
-#include <sstream>
+#include <new>
+#include <optional>
 #include <utility>
 
+#include "nmt/check.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/text/clean.h"
@@ -60,83 +62,104 @@ void note_problem(ReadReport& report, std::size_t line, const std::string& reaso
   note_problem_in(report, report.file, line, reason);
 }
 
-}  // namespace
-
-Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
-  Corpus corpus;
+// One line of a TSV file (without its "\n"): a pair added to the corpus, or counted and, among the
+// first few, named with the reason it was skipped.
+void add_tsv_line(std::string_view view, TsvFormat format, Corpus& corpus) {
   ReadReport& report = corpus.report;
-  report.file = name;
-  std::string line;
-  while (std::getline(in, line)) {
-    ++report.lines;
-    std::string_view view(line);
-    if (report.lines == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
-    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
-    if (is_blank(view)) {
-      ++report.blank;
-      continue;
-    }
-    if (!text::is_valid_utf8(view)) {
-      ++report.bad_utf8;
-      note_problem(report, report.lines, "invalid UTF-8");
-      continue;
-    }
-    const auto columns = split_tabs(view);
-    const std::size_t n = columns.size();
-    const bool is_tatoeba = n == 4 && format != TsvFormat::kAnki;
-    const bool is_anki = (n == 2 || n == 3) && format != TsvFormat::kTatoeba;
-    if (!is_tatoeba && !is_anki) {
-      ++report.bad_columns;
-      note_problem(
-          report, report.lines,
-          std::string("expected ") + expected_columns(format) + ", got " + std::to_string(n));
-      continue;
-    }
-    const std::string_view source = trim(is_tatoeba ? columns[1] : columns[0]);
-    const std::string_view target = trim(is_tatoeba ? columns[3] : columns[1]);
-    if (source.empty() || target.empty()) {
-      ++report.empty_side;
-      note_problem(report, report.lines,
-                   std::string("empty ") + (source.empty() ? "source" : "target"));
-      continue;
-    }
-    corpus.pairs.push_back({std::string(source), std::string(target)});
+  if (report.lines == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
+  if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+  if (is_blank(view)) {
+    ++report.blank;
+    return;
   }
-  report.pairs = corpus.pairs.size();
-  return corpus;
+  if (!text::is_valid_utf8(view)) {
+    ++report.bad_utf8;
+    note_problem(report, report.lines, "invalid UTF-8");
+    return;
+  }
+  const auto columns = split_tabs(view);
+  const std::size_t n = columns.size();
+  const bool is_tatoeba = n == 4 && format != TsvFormat::kAnki;
+  const bool is_anki = (n == 2 || n == 3) && format != TsvFormat::kTatoeba;
+  if (!is_tatoeba && !is_anki) {
+    ++report.bad_columns;
+    note_problem(
+        report, report.lines,
+        std::string("expected ") + expected_columns(format) + ", got " + std::to_string(n));
+    return;
+  }
+  const std::string_view source = trim(is_tatoeba ? columns[1] : columns[0]);
+  const std::string_view target = trim(is_tatoeba ? columns[3] : columns[1]);
+  if (source.empty() || target.empty()) {
+    ++report.empty_side;
+    note_problem(report, report.lines,
+                 std::string("empty ") + (source.empty() ? "source" : "target"));
+    return;
+  }
+  corpus.pairs.push_back({std::string(source), std::string(target)});
 }
 
-namespace {
+void note_too_long(ReadReport& report,
+                   const std::string& file,
+                   std::size_t line,
+                   std::size_t bytes) {
+  ++report.too_long;
+  note_problem_in(report, file, line,
+                  "a line of " + std::to_string(bytes) + " bytes, longer than the " +
+                      std::to_string(kMaxLineBytes) + " bytes a line may have");
+}
 
-// The file's text, decompressed when it is gzip data; DataError naming the file otherwise.
-std::string read_corpus_text(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    throw DataError(path,
-                    std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
+// The lines of one corpus file, read as a stream (nmt/io.h LineReader); the reader's errors
+// become DataError naming the file: "x.gz: damaged or truncated gzip data".
+class CorpusLines {
+ public:
+  explicit CorpusLines(const std::string& path) : path_(path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+      throw DataError(path,
+                      std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
+    }
+    try {
+      reader_.emplace(path, kMaxLineBytes);
+    } catch (const Error& error) {
+      throw as_data_error(error);
+    }
   }
-  try {
-    return read_maybe_compressed(path);
-  } catch (const Error& error) {
+
+  bool next() {
+    try {
+      return reader_->next();
+    } catch (const Error& error) {
+      throw as_data_error(error);
+    }
+  }
+  const LineReader& reader() const { return *reader_; }
+
+ private:
+  DataError as_data_error(const Error& error) const {
     std::string reason = error.what();
-    if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
-    throw DataError(path, reason);
+    if (reason.rfind(path_ + ": ", 0) == 0) reason.erase(0, path_.size() + 2);
+    return DataError(path_, reason);
   }
-}
 
-// Lines without their "\n", "\r\n" or leading byte order mark; a final line end adds no line.
-std::vector<std::string> split_lines(std::string text) {
-  std::vector<std::string> lines;
-  std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::size_t stop = end;
-    if (stop > start && text[stop - 1] == '\r') --stop;
-    lines.push_back(text.substr(start, stop - start));
-    start = end + 1;
+  std::string path_;
+  std::optional<LineReader> reader_;
+};
+
+// Runs read, which fills corpus; memory that runs out on the way (the pairs of a huge or
+// decompressing-without-end file) becomes DataError naming the file instead of std::bad_alloc.
+template <class Read>
+void read_into(Corpus& corpus, const std::string& name, Read read) {
+  try {
+    read();
+  } catch (const std::bad_alloc&) {
+    const std::size_t lines = corpus.report.lines;
+    std::vector<SentencePair>().swap(corpus.pairs);  // room for the message
+    throw DataError(name, "out of memory after " + std::to_string(lines) +
+                              " lines: its sentence pairs do not fit in the memory available "
+                              "(nmt holds a corpus in memory; split it or use a part of it)");
   }
-  return lines;
+  corpus.report.pairs = corpus.pairs.size();
 }
 
 void throw_if_unusable(const Corpus& corpus, const std::string& name) {
@@ -159,51 +182,110 @@ std::string tabs_to_spaces(std::string_view text) {
   return out;
 }
 
-}  // namespace
+// One line pair of aligned files, as read_tsv's add_tsv_line for a TSV line.
+void add_aligned_lines(const LineReader& source_lines,
+                       const LineReader& target_lines,
+                       Corpus& corpus) {
+  ReadReport& report = corpus.report;
+  const std::size_t line = report.lines;
+  for (const LineReader* side : {&source_lines, &target_lines}) {
+    if (side->is_too_long()) return note_too_long(report, side->path(), line, side->line_bytes());
+  }
+  std::string_view source_text = source_lines.line();
+  std::string_view target_text = target_lines.line();
+  if (line == 1) {
+    for (std::string_view* text : {&source_text, &target_text}) {
+      if (text->substr(0, 3) == "\xEF\xBB\xBF") text->remove_prefix(3);
+    }
+  }
+  // Tabs become spaces before trimming, so that none is left at the edges of a side.
+  const std::string source_spaced = tabs_to_spaces(source_text);
+  const std::string target_spaced = tabs_to_spaces(target_text);
+  const std::string_view source = trim(source_spaced);
+  const std::string_view target = trim(target_spaced);
+  const std::string& source_name = source_lines.path();
+  const std::string& target_name = target_lines.path();
+  if (is_blank(source) && is_blank(target)) {
+    ++report.blank;
+    return;
+  }
+  const bool is_source_valid = text::is_valid_utf8(source);
+  if (!is_source_valid || !text::is_valid_utf8(target)) {
+    ++report.bad_utf8;
+    note_problem_in(report, is_source_valid ? target_name : source_name, line, "invalid UTF-8");
+    return;
+  }
+  if (is_blank(source) || is_blank(target)) {
+    ++report.empty_side;
+    note_problem_in(
+        report, is_blank(source) ? source_name : target_name, line,
+        "empty line opposite " + check::quote(std::string(is_blank(source) ? target : source)));
+    return;
+  }
+  corpus.pairs.push_back({std::string(source), std::string(target)});
+}
 
-Corpus read_tsv_file(const std::string& path, TsvFormat format) {
-  std::istringstream in(read_corpus_text(path));
-  Corpus corpus = read_tsv(in, path, format);
-  throw_if_unusable(corpus, path);
+Corpus read_aligned_files(const CorpusFile& file) {
+  Corpus corpus;
+  corpus.report.file = file.name();
+  read_into(corpus, file.name(), [&] {
+    CorpusLines source(file.source);
+    CorpusLines target(file.target);
+    while (true) {
+      const bool has_source = source.next();
+      const bool has_target = target.next();
+      if (has_source && has_target) {
+        ++corpus.report.lines;
+        add_aligned_lines(source.reader(), target.reader(), corpus);
+        continue;
+      }
+      if (has_source == has_target) return;
+      CorpusLines& longer = has_source ? source : target;
+      while (longer.next()) {
+      }
+      throw DataError(file.source, "has " + std::to_string(source.reader().line_number()) +
+                                       " lines but " + file.target + " has " +
+                                       std::to_string(target.reader().line_number()) +
+                                       ": aligned files need one sentence per line on both sides");
+    }
+  });
   return corpus;
 }
 
-Corpus read_aligned_lines(const std::vector<std::string>& source_lines,
-                          const std::vector<std::string>& target_lines,
-                          const std::string& source_name,
-                          const std::string& target_name) {
-  if (source_lines.size() != target_lines.size()) {
-    throw DataError(source_name, "has " + std::to_string(source_lines.size()) + " lines but " +
-                                     target_name + " has " + std::to_string(target_lines.size()) +
-                                     ": aligned files need one sentence per line on both sides");
-  }
+}  // namespace
+
+Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
   Corpus corpus;
-  ReadReport& report = corpus.report;
-  report.file = source_name + " + " + target_name;
-  for (std::size_t i = 0; i < source_lines.size(); ++i) {
-    ++report.lines;
-    const std::string_view source = trim(source_lines[i]);
-    const std::string_view target = trim(target_lines[i]);
-    if (is_blank(source) && is_blank(target)) {
-      ++report.blank;
+  corpus.report.file = name;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++corpus.report.lines;
+    if (line.size() > kMaxLineBytes) {
+      note_too_long(corpus.report, name, corpus.report.lines, line.size());
       continue;
     }
-    const bool is_source_valid = text::is_valid_utf8(source);
-    if (!is_source_valid || !text::is_valid_utf8(target)) {
-      ++report.bad_utf8;
-      note_problem_in(report, is_source_valid ? target_name : source_name, i + 1, "invalid UTF-8");
-      continue;
-    }
-    if (is_blank(source) || is_blank(target)) {
-      ++report.empty_side;
-      note_problem_in(
-          report, is_blank(source) ? source_name : target_name, i + 1,
-          "empty line opposite \"" + std::string(is_blank(source) ? target : source) + "\"");
-      continue;
-    }
-    corpus.pairs.push_back({tabs_to_spaces(source), tabs_to_spaces(target)});
+    add_tsv_line(line, format, corpus);
   }
-  report.pairs = corpus.pairs.size();
+  corpus.report.pairs = corpus.pairs.size();
+  return corpus;
+}
+
+Corpus read_tsv_file(const std::string& path, TsvFormat format) {
+  Corpus corpus;
+  corpus.report.file = path;
+  read_into(corpus, path, [&] {
+    CorpusLines lines(path);
+    while (lines.next()) {
+      ++corpus.report.lines;
+      const LineReader& reader = lines.reader();
+      if (reader.is_too_long()) {
+        note_too_long(corpus.report, path, corpus.report.lines, reader.line_bytes());
+      } else {
+        add_tsv_line(reader.line(), format, corpus);
+      }
+    }
+  });
+  throw_if_unusable(corpus, path);
   return corpus;
 }
 
@@ -211,9 +293,7 @@ std::string CorpusFile::name() const { return is_aligned_pair() ? source + " + "
 
 Corpus read_corpus(const CorpusFile& file, TsvFormat format) {
   if (!file.is_aligned_pair()) return read_tsv_file(file.path, format);
-  Corpus corpus =
-      read_aligned_lines(split_lines(read_corpus_text(file.source)),
-                         split_lines(read_corpus_text(file.target)), file.source, file.target);
+  Corpus corpus = read_aligned_files(file);
   throw_if_unusable(corpus, file.name());
   return corpus;
 }

@@ -172,6 +172,9 @@ void validate_corpus_list(const char* list, const std::vector<CorpusFile>& files
   for (std::size_t i = 0; i < files.size(); ++i) {
     const CorpusFile& file = files[i];
     const std::string name = entry_name(list, i);
+    check::file_name(name + ".path", file.path);
+    check::file_name(name + ".source", file.source);
+    check::file_name(name + ".target", file.target);
     const bool has_path = !file.path.empty();
     const bool has_aligned = !file.source.empty() || !file.target.empty();
     if (has_path == has_aligned) {
@@ -206,6 +209,7 @@ void CorpusOptions::validate() const {
   if (path.empty() && train.empty()) {
     throw ConfigError("path: expected a file name, got \"\" (or name corpora in data.train)");
   }
+  check::file_name("path", path);
   validate_corpus_list("train", train);
   validate_corpus_list("valid", valid);
   validate_corpus_list("test", test);
@@ -232,8 +236,8 @@ void CorpusOptions::validate() const {
             std::string::npos;
     if (!is_code) {
       throw ConfigError(std::string(key) +
-                        ": expected a language code such as \"en\" or \"pt-BR\", got \"" + *code +
-                        "\"");
+                        ": expected a language code such as \"en\" or \"pt-BR\", got " +
+                        check::quote(*code));
     }
   }
 }

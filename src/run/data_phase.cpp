@@ -18,20 +18,23 @@ void log_read_report(const data::ReadReport& report) {
                report.blank);
   if (report.skipped() == 0) return;
   spdlog::warn(
-      "skipped {} malformed lines ({} wrong column count, {} invalid UTF-8, {} empty side)",
-      report.skipped(), report.bad_columns, report.bad_utf8, report.empty_side);
+      "skipped {} malformed lines ({} wrong column count, {} invalid UTF-8, {} empty side, {} "
+      "too long)",
+      report.skipped(), report.bad_columns, report.bad_utf8, report.empty_side, report.too_long);
   for (const std::string& problem : report.first_problems) spdlog::warn("  {}", problem);
 }
 
 nlohmann::json read_json(const char* role, const data::ReadReport& read) {
-  return {
-      {"role", role},
-      {"file", read.file},
-      {"lines", read.lines},
-      {"pairs_read", read.pairs},
-      {"blank_lines", read.blank},
-      {"malformed_lines",
-       {{"columns", read.bad_columns}, {"utf8", read.bad_utf8}, {"empty_side", read.empty_side}}}};
+  return {{"role", role},
+          {"file", read.file},
+          {"lines", read.lines},
+          {"pairs_read", read.pairs},
+          {"blank_lines", read.blank},
+          {"malformed_lines",
+           {{"columns", read.bad_columns},
+            {"utf8", read.bad_utf8},
+            {"empty_side", read.empty_side},
+            {"too_long", read.too_long}}}};
 }
 
 nlohmann::json report_json(const nlohmann::json& reads,

@@ -145,7 +145,12 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
   report.decoding = describe_decoding(config.decode);
   report.decode_options = config_to_json(config)["decode"];
   report.sentences_per_s = static_cast<double>(report.hypotheses.size()) / std::max(seconds, 1e-9);
-  MetricsLog(run.dir.metrics()).write(eval_record(report));
+  try {
+    MetricsLog(run.dir.metrics()).write(eval_record(report));
+  } catch (const Error& error) {
+    // A run on a read-only share, or someone else's: the scores stand without the record.
+    report.unrecorded_reason = error.what();
+  }
   return report;
 }
 

@@ -78,7 +78,7 @@ std::string OpenedRun::checkpoints() const {
 OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides) {
   OpenedRun opened;
   opened.dir = resolve_run_dir(request.run_dir);
-  opened.config = resolve_config(read_config_json(opened.dir.config()), overrides);
+  opened.config = load_config(opened.dir.config(), overrides);
   opened.threads = set_threads(opened.config.train.threads);
   opened.device = resolve_device(opened.config.train.device);
   opened.checkpoint = pick_checkpoint(opened.dir, request.checkpoint);
@@ -87,7 +87,7 @@ OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides) 
       load_weights(opened.config.model, opened.tokenizers, opened.checkpoint, opened.device);
   for (const std::string& member_dir : request.ensemble_dirs) {
     const RunDir member = resolve_run_dir(member_dir);
-    const Config config = resolve_config(read_config_json(member.config()), overrides);
+    const Config config = load_config(member.config(), overrides);
     const text::TokenizerPair tokenizers = text::load_tokenizers(config.text, member.path());
     if (config.text.clean != opened.config.text.clean ||
         !same_vocabulary(*tokenizers.source, *opened.tokenizers.source) ||

@@ -23,6 +23,7 @@
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/communicator.h"
 #include "nmt/train/placement.h"
+#include "nmt/train/start_check.h"
 
 namespace nmt::run {
 namespace {
@@ -60,15 +61,39 @@ struct RunSetup {
   bool has_checkpoint = false;  // false: a run stopped before its first save starts over
 };
 
-RunSetup resumed_run(const TrainRequest& request) {
+// Fine-tuning (train.init_from): the run whose weights and vocabularies this one starts from.
+std::optional<RunDir> parent_run(const Config& config) {
+  if (config.train.init_from.empty()) return std::nullopt;
+  return resolve_run_dir(config.train.init_from, "--init-from");
+}
+
+// The data phase of a run whose config.json is written. A signal during it ends the process at
+// once: its files are written atomically and prepare.json last, so --resume starts it again.
+PreparedData run_data_phase(const Config& config, const RunDir& run, StopOnSignal& stop) {
+  stop.exit_at_once("interrupted during the data phase of " + run.path() +
+                    "; `nmt train --resume --out " + run.path() +
+                    "` prepares the data again and trains");
+  const std::optional<RunDir> parent = parent_run(config);
+  return prepare_data(config, run, parent ? &*parent : nullptr);
+}
+
+RunSetup resumed_run(const TrainRequest& request, StopOnSignal& stop) {
   RunSetup setup{resolve_run_dir(request.run_dir, "--out"), {}, {}, {}};
   setup.lock = std::make_unique<RunLock>(setup.run);
-  // config.json is written after the splits and vocabularies, so a run that has it but no
-  // checkpoint was stopped between its data phase and its first save: it starts from step 0.
   setup.has_checkpoint = std::filesystem::exists(setup.run.checkpoint());
-  setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
+  setup.config = load_config(setup.run.config(), request.overrides);
   save_config(setup.run.config(), setup.config);
-  setup.prepared = load_prepared_data(setup.config, setup.run);
+  // config.json is a run's first file and prepare.json its data phase's last: a run that has the
+  // one but not the other (nor a checkpoint) was stopped during its data phase.
+  if (!setup.has_checkpoint && !std::filesystem::exists(setup.run.prepare_report())) {
+    spdlog::info("{} was stopped during its data phase: preparing the data again",
+                 setup.run.path());
+    setup.prepared = run_data_phase(setup.config, setup.run, stop);
+  } else {
+    stop.exit_at_once("interrupted while resuming " + setup.run.path() +
+                      "; nothing was lost: run the same command again");
+    setup.prepared = load_prepared_data(setup.config, setup.run);
+  }
   if (setup.has_checkpoint) {
     spdlog::info("resuming {}", setup.run.path());
   } else {
@@ -79,53 +104,55 @@ RunSetup resumed_run(const TrainRequest& request) {
   return setup;
 }
 
-RunSetup fresh_run(const TrainRequest& request) {
+RunSetup fresh_run(const TrainRequest& request, StopOnSignal& stop) {
   if (request.config_path.empty()) {
     throw ConfigError("--config: required unless --resume is given");
   }
   RunSetup setup{
       RunDir(request.run_dir.empty() ? default_run_dir(request.config_path) : request.run_dir),
       {},
-      resolve_config(read_config_json(request.config_path), request.overrides),
+      load_config(request.config_path, request.overrides),
       {}};
+  const std::optional<RunDir> parent = parent_run(setup.config);
+  if (parent) {
+    // Fine-tuning: the parent's vocabularies and model shape, so that its weights fit.
+    const Config parent_config = load_config(parent->config());
+    const text::TextOptions own_text = setup.config.text;
+    setup.config.text = parent_config.text;
+    // Subword sampling is how this run trains, not part of the vocabulary: the new run's own.
+    setup.config.text.sampling_nbest = own_text.sampling_nbest;
+    setup.config.text.sampling_alpha = own_text.sampling_alpha;
+    setup.config.text.bpe_dropout = own_text.bpe_dropout;
+    setup.config.model = parent_config.model;
+    try {
+      setup.config.validate();
+    } catch (const ConfigError& error) {
+      throw ConfigError(request.config_path + ": " + error.what() + " (text settings of " +
+                        parent->path() + ", the run --init-from names)");
+    }
+    spdlog::info(
+        "fine-tuning {}: its vocabularies and model settings replace the text (but subword "
+        "sampling) and model sections of {}",
+        parent->path(), request.config_path);
+  }
+  // From the lock to config.json a signal is only noted (run_data_phase then stops), so that a
+  // run directory never holds a lock without its configuration.
+  stop.request_stop_instead();
   setup.lock = std::make_unique<RunLock>(setup.run);
   if (std::filesystem::exists(setup.run.checkpoint())) {
     throw ConfigError("--out: " + setup.run.path() +
                       " already holds a trained run; continue it with --resume or choose another "
                       "--out");
   }
-  if (setup.config.train.init_from.empty()) {
-    setup.prepared = prepare_data(setup.config, setup.run);
-    return setup;
-  }
-  // Fine-tuning: the parent's vocabularies and model shape, so that its weights fit.
-  const RunDir parent = resolve_run_dir(setup.config.train.init_from, "--init-from");
-  const Config parent_config = load_config(parent.config());
-  const text::TextOptions own_text = setup.config.text;
-  setup.config.text = parent_config.text;
-  // Subword sampling is how this run trains, not part of the vocabulary: the new run's own.
-  setup.config.text.sampling_nbest = own_text.sampling_nbest;
-  setup.config.text.sampling_alpha = own_text.sampling_alpha;
-  setup.config.text.bpe_dropout = own_text.bpe_dropout;
-  setup.config.model = parent_config.model;
-  try {
-    setup.config.validate();
-  } catch (const ConfigError& error) {
-    throw ConfigError(request.config_path + ": " + error.what() + " (text settings of " +
-                      parent.path() + ", the run --init-from names)");
-  }
-  spdlog::info(
-      "fine-tuning {}: its vocabularies and model settings replace the text (but subword "
-      "sampling) and model sections of {}",
-      parent.path(), request.config_path);
-  setup.prepared = prepare_data(setup.config, setup.run, &parent);
+  save_config(setup.run.config(), setup.config);
+  setup.prepared = run_data_phase(setup.config, setup.run, stop);
   return setup;
 }
 
 // A rank other than 0: the run directory rank 0 prepared (or resumes), read once it is ready.
 RunSetup follower_run(const TrainRequest& request, const std::string& run_dir) {
   RunSetup setup{RunDir(run_dir), {}, {}, {}};
-  setup.config = resolve_config(read_config_json(setup.run.config()), request.overrides);
+  setup.config = load_config(setup.run.config(), request.overrides);
   setup.prepared = load_prepared_data(setup.config, setup.run);
   setup.has_checkpoint = request.is_resume && std::filesystem::exists(setup.run.checkpoint());
   return setup;
@@ -134,13 +161,12 @@ RunSetup follower_run(const TrainRequest& request, const std::string& run_dir) {
 // The configuration every rank reads before the ranks meet: it decides their device and backend.
 Config job_config(const TrainRequest& request) {
   if (request.is_resume) {
-    return resolve_config(read_config_json(resolve_run_dir(request.run_dir, "--out").config()),
-                          request.overrides);
+    return load_config(resolve_run_dir(request.run_dir, "--out").config(), request.overrides);
   }
   if (request.config_path.empty()) {
     throw ConfigError("--config: required unless --resume is given");
   }
-  return resolve_config(read_config_json(request.config_path), request.overrides);
+  return load_config(request.config_path, request.overrides);
 }
 
 // Joins the job when a launcher's environment says this process is one of its ranks.
@@ -151,11 +177,16 @@ std::shared_ptr<train::Communicator> join_request_job(const TrainRequest& reques
 
 // Rank 0 sets the run up (lock, data phase or resume) and tells the others where it is, or why it
 // failed, so that they never wait for a run that will not come.
-RunSetup setup_run(const TrainRequest& request, train::Communicator* communicator) {
-  if (!communicator) return request.is_resume ? resumed_run(request) : fresh_run(request);
+RunSetup setup_run(const TrainRequest& request,
+                   train::Communicator* communicator,
+                   StopOnSignal& stop) {
+  const auto lead = [&] {
+    return request.is_resume ? resumed_run(request, stop) : fresh_run(request, stop);
+  };
+  if (!communicator) return lead();
   std::optional<RunSetup> led;
   const std::string run_dir = directory_from_leader(*communicator, "start the run", [&] {
-    led = request.is_resume ? resumed_run(request) : fresh_run(request);
+    led = lead();
     return led->run.path();
   });
   if (led) return std::move(*led);
@@ -235,8 +266,12 @@ std::shared_ptr<train::Communicator> join_job(const Config& config) {
 }
 
 TrainOutcome train_run(const TrainRequest& request) {
+  // Signals are handled from here to the end; before training nothing needs saving.
+  StopOnSignal stop;
+  stop.exit_at_once("interrupted before the run began; nothing was written");
   const std::shared_ptr<train::Communicator> communicator = join_request_job(request);
-  RunSetup setup = setup_run(request, communicator.get());
+  RunSetup setup = setup_run(request, communicator.get(), stop);
+  stop.request_stop_instead();
   const Config& config = setup.config;
   const int64_t threads =
       set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
@@ -261,10 +296,13 @@ TrainOutcome train_run(const TrainRequest& request) {
     spdlog::info("starting from the weights of {} (fresh optimiser and schedule)", weights);
   }
   train::TrainerSetup trainer_setup{
-      config.train, setup.run,           config_to_json(config).dump(),
-      device,       request.is_terminal, communicator};
-  trainer_setup.score_translations =
-      make_validation_scorer(config, tokenizers, setup.prepared.splits.valid, device);
+      config.train,
+      setup.run,
+      config_to_json(config).dump(),
+      device,
+      request.is_terminal,
+      communicator,
+      make_validation_scorer(config, tokenizers, setup.prepared.splits.valid, device)};
   if (const std::optional<text::SubwordSampling> sampling = text::subword_sampling(config.text)) {
     trainer_setup.encode_epoch = [&pairs = setup.prepared.splits.train, tokenizers,
                                   sampling = *sampling, seed = config.train.seed](int64_t epoch) {
@@ -279,15 +317,13 @@ TrainOutcome train_run(const TrainRequest& request) {
     spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,
                  trainer.progress().batch, trainer.progress().step);
   }
+  if (communicator) train::check_ranks_start_alike(*communicator, trainer);
   const bool is_writer = !communicator || communicator->is_leader();
   if (is_writer) update_latest_link(setup.run);
 
   TrainOutcome outcome{setup.run, {}};
   const double seconds_before = trainer.progress().train_seconds;
-  {
-    const StopOnSignal stop;
-    outcome.result = trainer.run(stop.requested());
-  }
+  outcome.result = trainer.run(stop.requested());
   if (!is_writer) return outcome;
   if (communicator) {
     const double seconds = outcome.result.progress.train_seconds - seconds_before;

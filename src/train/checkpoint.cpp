@@ -128,6 +128,8 @@ void save_checkpoint(const std::string& path,
   archive.write("progress/validations_without_improvement",
                 scalar(progress.validations_without_improvement));
   archive.write("progress/train_seconds", scalar(progress.train_seconds));
+  archive.write("progress/epoch_loss_sum", scalar(progress.epoch_loss_sum));
+  archive.write("progress/epoch_loss_tokens", scalar(progress.epoch_loss_tokens));
   if (optimizer) {
     archive.write("optimizer/steps", scalar(optimizer->steps()));
     for (std::size_t i = 0; i < optimizer->first_moments().size(); ++i) {
@@ -192,6 +194,11 @@ TrainingProgress load_checkpoint(const std::string& path,
                            entry_or_older(archive, "progress/validations_without_improvement",
                                           "progress/epochs_without_improvement"));
   progress.train_seconds = read_number<double>(archive, path, "progress/train_seconds");
+  // Checkpoints written before the epoch's loss was kept resume it from zero.
+  if (has_entry(archive, "progress/epoch_loss_sum")) {
+    progress.epoch_loss_sum = read_number<double>(archive, path, "progress/epoch_loss_sum");
+    progress.epoch_loss_tokens = read_number<int64_t>(archive, path, "progress/epoch_loss_tokens");
+  }
 
   if (optimizer) {
     std::vector<at::Tensor> first, second;

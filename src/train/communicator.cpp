@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef USE_C10D_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -10,8 +11,11 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
+#include <thread>
 
 #include "nmt/error.h"
 #include "torch_compat.h"
@@ -93,6 +97,10 @@ Communicator::Communicator(const RankPlacement& placement,
     store_options.waitWorkers = true;
     store_options.timeout = timeout;
     group_->store = c10::make_intrusive<::c10d::TCPStore>(placement.master_addr, store_options);
+    if (!placement.store_prefix.empty()) {
+      group_->store =
+          c10::make_intrusive<::c10d::PrefixStore>(placement.store_prefix, group_->store);
+    }
     if (group_->kind == Backend::kGloo) {
 #ifdef USE_C10D_GLOO
       auto gloo_options = ::c10d::ProcessGroupGloo::Options::create(timeout);
@@ -142,23 +150,48 @@ const char* Communicator::backend_name() const {
 
 namespace {
 
-// Runs one collective and waits for it; failures become one nmt::Error that says who and what.
+// Whether a collective's error says that the connection to another rank failed or timed out
+// (Gloo: "Connection closed by peer", "Connection reset by peer", "Timed out waiting 20000ms for
+// recv operation"; NCCL: "remote process exited", "collective operation timeout"), rather than
+// that this rank could not do its part.
+bool is_another_ranks_failure(std::string message) {
+  std::transform(message.begin(), message.end(), message.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* sign : {"closed", "reset by peer", "timed out", "timeout", "broken pipe",
+                           "remote process", "network error", "aborted", "refused"}) {
+    if (message.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Runs one collective and waits for it; failures become one nmt::Error that says who and what,
+// and whether another rank failed (died, was killed, hangs) or this one.
 template <class Start>
 void run_collective(const RankPlacement& placement,
                     double timeout_seconds,
                     const std::string& what,
                     double& seconds,
                     Start start) {
+  const std::string where = "distributed: rank " + std::to_string(placement.rank) + " of " +
+                            std::to_string(placement.world_size) + ": " + what;
   const auto begin = Clock::now();
+  decltype(start()) work;
   try {
-    auto work = start();
+    work = start();
+  } catch (const std::exception& error) {
+    throw Error(where + " failed on this rank, before it exchanged anything with another rank: " +
+                without_backtrace(error));
+  }
+  try {
     work->wait();
   } catch (const std::exception& error) {
-    throw Error("distributed: rank " + std::to_string(placement.rank) + " of " +
-                std::to_string(placement.world_size) + ": " + what +
-                " failed; another rank died, was killed or did not answer within " +
+    const std::string message = without_backtrace(error);
+    if (!is_another_ranks_failure(message)) {
+      throw Error(where + " failed on this rank: " + message);
+    }
+    throw Error(where + " failed; another rank died, was killed or did not answer within " +
                 std::to_string(static_cast<int64_t>(timeout_seconds)) +
-                " s (train.distributed.timeout): " + without_backtrace(error));
+                " s (train.distributed.timeout): " + message);
   }
   seconds += std::chrono::duration<double>(Clock::now() - begin).count();
 }
@@ -216,35 +249,45 @@ bool Communicator::identical_on_all_ranks(const std::vector<at::Tensor>& tensors
     TORCH_CHECK(tensor.element_size() == 4, "identical_on_all_ranks compares 32-bit tensors");
     pieces.push_back(tensor.detach().reshape({-1}).view(at::kInt));
   }
-  at::Tensor highest = at::cat(pieces);
+  const auto [lowest, highest] = range_over_ranks(at::cat(pieces), "comparison of the parameters");
+  return at::equal(highest, lowest);
+}
+
+std::pair<at::Tensor, at::Tensor> Communicator::range_over_ranks(const at::Tensor& values,
+                                                                const std::string& what) {
+  at::Tensor highest = values.detach().clone();
   at::Tensor lowest = highest.clone();
   for (const auto& [flat, op] :
        {std::pair{&highest, ::c10d::ReduceOp::MAX}, std::pair{&lowest, ::c10d::ReduceOp::MIN}}) {
     at::Tensor* const target = flat;  // lambdas cannot capture structured bindings in C++17
     const auto reduce_op = op;
-    run_collective(placement_, options_.timeout_seconds, "comparison of the parameters",
-                   collective_seconds_, [&] {
-                     std::vector<at::Tensor> list{*target};
-                     ::c10d::AllreduceOptions reduce;
-                     reduce.reduceOp = reduce_op;
-                     return group_->backend->allreduce(list, reduce);
-                   });
+    run_collective(placement_, options_.timeout_seconds, what, collective_seconds_, [&] {
+      std::vector<at::Tensor> list{*target};
+      ::c10d::AllreduceOptions reduce;
+      reduce.reduceOp = reduce_op;
+      return group_->backend->allreduce(list, reduce);
+    });
   }
-  return at::equal(highest, lowest);
+  return {lowest, highest};
 }
 
 void Communicator::share_from_leader(const std::string& key, std::string& value) {
   try {
     if (is_leader()) {
       group_->store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
-    } else {
-      const std::vector<uint8_t> bytes = group_->store->get(key);
-      value.assign(bytes.begin(), bytes.end());
+      return;
     }
-  } catch (const c10::Error& error) {
+    // As long as rank 0 takes (its data phase may train SentencePiece on a large corpus for far
+    // longer than train.distributed.timeout) and lives: a dead rank 0 takes its store with it,
+    // and the next check fails.
+    while (!group_->store->check({key})) std::this_thread::sleep_for(kLeaderPollInterval);
+    const std::vector<uint8_t> bytes = group_->store->get(key);
+    value.assign(bytes.begin(), bytes.end());
+  } catch (const std::exception& error) {
     throw Error("distributed: rank " + std::to_string(rank()) + " of " +
-                std::to_string(world_size()) + ": waiting for rank 0's " + key + " failed (" +
-                error.what_without_backtrace() + ")");
+                std::to_string(world_size()) + ": waiting for rank 0's " + key +
+                " failed; rank 0 died or its store cannot be reached (" +
+                without_backtrace(error) + ")");
   }
 }
 

@@ -53,8 +53,8 @@ LossSum batch_loss(model::Transformer& model,
   return label_smoothed_cross_entropy(model->project(states), targets, smoothing);
 }
 
-// Running sums of the loss over a logging window or an epoch, kept on the device so that adding
-// a step never synchronises it.
+// Running sums of the loss over a logging window, kept on the device so that adding a step never
+// synchronises it.
 class LossWindow {
  public:
   explicit LossWindow(const c10::Device& device)
@@ -138,6 +138,7 @@ Trainer::Trainer(model::Transformer model,
       optimizer_(parameters_,
                  AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2,
                              setup_.options.adam_eps, setup_.options.weight_decay}) {
+  restore_epoch_loss();
   if (setup_.options.best_metric != BestMetric::kLoss && !setup_.score_translations &&
       !valid_.empty()) {
     throw ConfigError(std::string("train.best_metric: \"") +
@@ -218,6 +219,13 @@ data::BatchPlan Trainer::epoch_plan(int64_t epoch) const {
 void Trainer::resume(const std::string& checkpoint_path) {
   progress_ =
       load_checkpoint(checkpoint_path, model_, &optimizer_, setup_.device, /*restore_rng=*/true);
+  restore_epoch_loss();
+}
+
+void Trainer::restore_epoch_loss() {
+  const auto on_device = at::TensorOptions().device(setup_.device);
+  epoch_loss_ = {at::full({}, progress_.epoch_loss_sum, on_device.dtype(at::kDouble)),
+                 at::full({}, progress_.epoch_loss_tokens, on_device.dtype(at::kLong))};
 }
 
 StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
@@ -295,6 +303,8 @@ ValidationResult Trainer::validate() {
 
 void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
   if (!is_writer()) return;
+  progress_.epoch_loss_sum = epoch_loss_.sum.item<double>();
+  progress_.epoch_loss_tokens = epoch_loss_.tokens.item<int64_t>();
   save_checkpoint(path, model_, with_optimizer == WithOptimizer::kYes ? &optimizer_ : nullptr,
                   progress_, setup_.config_json);
 }
@@ -387,6 +397,9 @@ std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double 
   } else {
     ++progress_.epoch;
     progress_.batch = 0;
+    progress_.epoch_loss_sum = 0.0;
+    progress_.epoch_loss_tokens = 0;
+    restore_epoch_loss();
   }
   return share_verdict(std::move(stop));
 }
@@ -397,6 +410,9 @@ std::optional<TrainStop> Trainer::save_epoch(MetricsLog& metrics, double train_l
   }
   ++progress_.epoch;
   progress_.batch = 0;
+  progress_.epoch_loss_sum = 0.0;
+  progress_.epoch_loss_tokens = 0;
+  restore_epoch_loss();
   std::optional<Validation> validation;
   if (setup_.options.valid_every == 0) {
     validation = validate_and_keep_best();
@@ -551,7 +567,6 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
   const auto batches = static_cast<int64_t>(plan.size());
   const int64_t per_update = batches_per_update();
   const auto updates_for = [&](int64_t count) { return (count + per_update - 1) / per_update; };
-  LossWindow epoch(setup_.device);
   LossWindow window(setup_.device);
   double last_loss = 0.0;
   for (int64_t b = progress_.batch; b < batches; b += per_update) {
@@ -563,6 +578,14 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
       return {0.0, std::move(stop)};
     }
     const int64_t tokens = update.tokens;
+    if (setup_.communicator && !is_writer()) {
+      // Rank 0 keeps the seeded generator that checkpoints restore (a one-rank job trains exactly
+      // as a single process); the others draw their own dropout masks from their rank and the
+      // step, so that a resumed job draws what an uninterrupted one draws.
+      torch::manual_seed(setup_.options.seed +
+                         7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
+                         static_cast<uint64_t>(progress_.step));
+    }
     const StepResult step = train_update(update.mine, tokens);
     ++progress_.step;
     progress_.batch = std::min(b + per_update, batches);
@@ -580,7 +603,8 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
     }
     const double seconds = seconds_since(start);
     progress_.train_seconds += seconds;
-    epoch.add(step.loss, tokens, seconds);
+    epoch_loss_.sum += step.loss.sum;
+    epoch_loss_.tokens += step.loss.tokens;
     window.add(step.loss, tokens, seconds);
     session.seconds += seconds;
     ++session.batches;
@@ -628,19 +652,15 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
     }
   }
   session.display.clear();
-  return {epoch.mean_loss(), std::nullopt};
+  // The whole epoch's, also when it was resumed in its middle: the sums are in checkpoint.pt.
+  return {epoch_loss_.sum.item<double>() /
+              static_cast<double>(std::max<int64_t>(1, epoch_loss_.tokens.item<int64_t>())),
+          std::nullopt};
 }
 
 TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
   TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer())};
   if (is_writer()) session.metrics.emplace(setup_.run.metrics());
-  if (setup_.communicator && !setup_.communicator->is_leader()) {
-    // Rank 0 keeps the seeded generator (a one-rank job trains exactly as a single process); the
-    // others draw their own dropout masks.
-    torch::manual_seed(setup_.options.seed +
-                       7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
-                       static_cast<uint64_t>(progress_.step));
-  }
   if (session.metrics)
     session.metrics->write(StartRecord{progress_.epoch, progress_.step,
                                        static_cast<int64_t>(train_.size()),

@@ -1,15 +1,21 @@
 // Faults from outside the program, produced for real: a full disk (writes into /dev/full fail
-// with ENOSPC exactly as on a full filesystem) and memory that runs out.
+// with ENOSPC exactly as on a full filesystem), memory that runs out, and SIGTERM or SIGINT sent
+// to a real `nmt train` at random moments of its data phase.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
+#include <thread>
 
+#include "child_process.h"
 #include "nmt/run_dir.h"
 #include "test_utils.h"
 
@@ -176,6 +182,73 @@ TEST(OutOfMemoryTest, AnAllocationFailureWhileTrainingIsOneLineOfAdvice) {
             std::string::npos)
       << result.output;
   EXPECT_EQ(result.output.find("frame #"), std::string::npos) << result.output;
+}
+
+// The sample corpus for training and a named test set of `pairs` synthetic pairs: reading and
+// cleaning it makes the data phase last about a second, without changing what is trained.
+std::string long_data_phase_config(const testing::ScratchDir& dir, int pairs) {
+  std::ofstream test(dir.file("test.tsv"));
+  for (int i = 0; i < pairs; ++i) {
+    test << "test sentence number " << i << " of many\tfrase de prueba " << i << " de muchas\n";
+  }
+  return dir.write("long.json", R"({
+      "data": {"path": ")" + testing::source_dir() +
+                                    R"(/data/sample/en-es.tsv", "test": ")" + dir.file("test.tsv") +
+                                    R"("},
+      "model": {"d_model": 16, "layers": 1, "heads": 2, "ff_mult": 2},
+      "train": {"batch_size": 32, "epochs": 100, "threads": 1}})");
+}
+
+// Seconds the data phase took by the run's log: "data ready in RUN (0.9 s)".
+double data_phase_seconds(const std::string& log) {
+  const auto at = log.find("data ready in ");
+  if (at == std::string::npos) return 0.0;
+  return std::stod(log.substr(log.find(" (", at) + 2));
+}
+
+TEST(DataPhaseSignalTest, SigtermOrSigintAnywhereInTheDataPhaseStopsAndResumeFinishesTheRun) {
+  testing::ScratchDir dir;
+  const std::string config = long_data_phase_config(dir, 300000);
+  const auto timed =
+      run_nmt("train --config '" + config + "' --out '" + dir.file("timed") + "' --max-steps 1");
+  ASSERT_EQ(timed.exit_code, 0) << timed.output;
+  const double seconds = data_phase_seconds(timed.output);
+  ASSERT_GT(seconds, 0.1) << timed.output;
+
+  std::mt19937 random(28);
+  int in_data_phase = 0;
+  for (int round = 0; round < 6; ++round) {
+    const int signal = round % 2 == 0 ? SIGTERM : SIGINT;
+    const std::string run = dir.file("run" + std::to_string(round));
+    const std::string log = dir.file("run" + std::to_string(round) + ".log");
+    testing::NmtProcess process({"train", "--config", config, "--out", run, "--max-steps", "40"},
+                                log);
+    // The data phase begins when the run takes its lock.
+    while (!std::filesystem::exists(run + "/train.lock")) {
+      ASSERT_FALSE(process.poll()) << testing::read_file(log);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(
+        std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(seconds * 0.9e6))(random)));
+    process.send(signal);
+    EXPECT_EQ(process.wait(), 130) << testing::read_file(log);
+    const std::string text = testing::read_file(log);
+    if (text.find("data ready in") == std::string::npos) {
+      ++in_data_phase;
+      EXPECT_NE(text.find("nmt: interrupted during the data phase of " + run +
+                          "; `nmt train --resume --out " + run +
+                          "` prepares the data again and trains\n"),
+                std::string::npos)
+          << text;
+    } else {
+      EXPECT_NE(text.find("checkpoint saved, continue with --resume"), std::string::npos) << text;
+    }
+    EXPECT_TRUE(std::filesystem::exists(run + "/config.json")) << "written first";
+    const auto resumed = run_nmt("train --resume --out '" + run + "' --max-steps 40");
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_NE(resumed.output.find("reached max_steps (40)"), std::string::npos) << resumed.output;
+  }
+  EXPECT_GE(in_data_phase, 3) << "signals that came during the data phase";
 }
 
 }  // namespace

@@ -1,12 +1,19 @@
 // End to end through the binary: train a tiny model on the sample corpus, resume it, translate
 // from arguments and stdin, evaluate and score.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -182,8 +189,134 @@ TEST_F(TrainedRunTest, EvalScoresBySourceLengthInWordsOfTheRawSource) {
   EXPECT_NE(page.find("<td class=\"num note\">empty</td>"), std::string::npos);
 }
 
-// `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium and
-// show every token of the sentence.
+// `nmt translate --model RUN` with its stdin and stdout on pipes, held as a program that talks to
+// it holds them (stderr goes to a file).
+class TranslatePipe {
+ public:
+  TranslatePipe(const std::string& run, const std::string& log) {
+    int input[2];
+    int output[2];
+    if (pipe(input) != 0 || pipe(output) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(input[0], STDIN_FILENO);
+      dup2(output[1], STDOUT_FILENO);
+      const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(err, STDERR_FILENO);
+      for (const int fd : {input[0], input[1], output[0], output[1], err}) close(fd);
+      execl(NMT_BINARY, NMT_BINARY, "translate", "--model", run.c_str(), nullptr);
+      _exit(127);
+    }
+    close(input[0]);
+    close(output[1]);
+    to_nmt_ = input[1];
+    from_nmt_ = output[0];
+  }
+  ~TranslatePipe() {
+    close(to_nmt_);
+    close(from_nmt_);
+    if (pid_ > 0 && !status_) {
+      kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+  TranslatePipe(const TranslatePipe&) = delete;
+  TranslatePipe& operator=(const TranslatePipe&) = delete;
+
+  void write_text(const std::string& text) {
+    EXPECT_EQ(::write(to_nmt_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  // The next line nmt wrote, or nothing if none came within the time (or the output ended).
+  std::optional<std::string> read_line(std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (received_.find('\n') == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd ready{from_nmt_, POLLIN, 0};
+      if (left.count() <= 0 || poll(&ready, 1, static_cast<int>(left.count())) <= 0) return {};
+      char buffer[4096];
+      const ssize_t size = ::read(from_nmt_, buffer, sizeof buffer);
+      if (size <= 0) return {};
+      received_.append(buffer, static_cast<std::size_t>(size));
+    }
+    const std::size_t end = received_.find('\n');
+    std::string line = received_.substr(0, end);
+    received_.erase(0, end + 1);
+    return line;
+  }
+  void send(int signal) { kill(pid_, signal); }
+  int wait() {
+    if (!status_) {
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    return *status_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_nmt_ = -1;
+  int from_nmt_ = -1;
+  std::string received_;
+  std::optional<int> status_;
+};
+
+TEST_F(TrainedRunTest, TranslateAnswersEachLineOfAPipeAndCtrlCKeepsTheLinesSent) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  const auto expected = run_nmt("-q translate" + model() +
+                                " 'I am hungry' 'Where is the bank?' 'Thank you.' 'Good "
+                                "night.'");
+  ASSERT_EQ(expected.exit_code, 0) << expected.output;
+  std::istringstream lines(expected.output);
+  std::vector<std::string> translations;
+  for (std::string line; std::getline(lines, line);) translations.push_back(line);
+  ASSERT_EQ(translations.size(), 4u);
+
+  const std::string log = scratch_->file("pipe.log");
+  TranslatePipe nmt(run_dir_, log);
+  // One sentence at a time, each answered while the input stays open.
+  nmt.write_text("I am hungry\n");
+  EXPECT_EQ(nmt.read_line(std::chrono::seconds(60)), translations[0]) << testing::read_file(log);
+  nmt.write_text("Where is the bank?\n");
+  EXPECT_EQ(nmt.read_line(std::chrono::seconds(60)), translations[1]) << testing::read_file(log);
+  // Ctrl-C right after two more lines were sent: they are still translated.
+  nmt.write_text("Thank you.\nGood night.\n");
+  nmt.send(SIGINT);
+  EXPECT_EQ(nmt.read_line(std::chrono::seconds(60)), translations[2]) << testing::read_file(log);
+  EXPECT_EQ(nmt.read_line(std::chrono::seconds(60)), translations[3]) << testing::read_file(log);
+  EXPECT_EQ(nmt.read_line(std::chrono::seconds(60)), std::nullopt) << "the output ends";
+  EXPECT_EQ(nmt.wait(), 130);
+  EXPECT_NE(testing::read_file(log).find("interrupted: the 4 lines read were translated"),
+            std::string::npos)
+      << testing::read_file(log);
+}
+
+TEST_F(TrainedRunTest, EvalOnAReadOnlyRunScoresAndWarnsThatItsRecordWasNotWritten) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  // Tests may run as root, whom chmod does not stop: a read-only bind mount in a private mount
+  // namespace does.
+  const std::string read_only_mount =
+      "unshare -rm sh -c \"mount --bind -o ro '" + run_dir_ + "' '" + run_dir_ + "'";
+  const auto probe = run_command(read_only_mount + "\"");
+  if (probe.exit_code != 0) {
+    GTEST_SKIP() << "cannot make a read-only mount here (unshare -rm, mount --bind -o ro): "
+                 << probe.output;
+  }
+  const std::string metrics = testing::read_file(run_dir_ + "/metrics.jsonl");
+  const auto result =
+      run_command(read_only_mount + " && exec '" + NMT_BINARY + "' eval" + model() + "\"");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("BLEU"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("the scores were not recorded in the run: cannot open " + run_dir_ +
+                               "/metrics.jsonl for appending: Read-only file system"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(testing::read_file(run_dir_ + "/metrics.jsonl"), metrics);
+}
+
+// `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium
+// and show every token of the sentence.
 TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
   ASSERT_EQ(train_result_->exit_code, 0);
   if (!testing::has_chromium()) GTEST_SKIP() << "no " << testing::kChromium;
@@ -409,10 +542,11 @@ TEST(OverfitTest, ReversedTheSameFileTrainsSpanishToEnglish) {
 TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
   testing::ScratchDir scratch;
   const std::string config =
-      scratch.write(
-          "spm.json", R"({
-    "data": {"path": ")" + testing::source_dir() +
-                          R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
+      scratch.write("spm.json",
+                    R"({
+    "data": {"path": ")" +
+                        testing::source_dir() +
+                        R"(/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.1},
     "text": {"clean": "normalize", "tokenizer": "sentencepiece", "vocab_size": 400, "shared_vocab": true},
     "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre", "tie_embeddings": true,
               "share_embeddings": true},

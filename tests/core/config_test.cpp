@@ -284,6 +284,51 @@ TEST(ConfigTest, ANumberOutOfRangeNamesItsKey) {
   }
 }
 
+TEST(ConfigTest, ADuplicatedKeyIsRefusedWithTheLinesOfBothOccurrences) {
+  testing::ScratchDir dir;
+  const std::string path = dir.write("twice.json", R"({"train": {"epochs": 3,
+      "lr": 0.1,
+      "epochs": 7}})");
+  try {
+    load_config(path);
+    FAIL() << "a duplicated key was read";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              path + ":3: train.epochs: duplicate key (also set at line 1); name each key once");
+  }
+  // The same key in different objects is no duplicate.
+  EXPECT_NO_THROW(load_config(
+      dir.write("ok.json", R"({"data": {"seed": 1, "path": "a.tsv"}, "train": {"seed": 1}})")));
+  EXPECT_THROW(parse_config_override(R"(data.train=[{"path": "a", "path": "b"}])"), ConfigError);
+}
+
+TEST(ConfigTest, ValuesInMessagesAreShortenedWhateverTheirSize) {
+  const std::string huge(50 << 20, 'y');
+  const std::string message = error_of({{"data", {{"max_words", huge}}}});
+  EXPECT_EQ(message, "data.max_words: expected a non-negative integer, got \"" +
+                         std::string(80, 'y') + "...\" (52428800 bytes)");
+  json wide = json::array();
+  for (int i = 0; i < 100000; ++i) wide.push_back(i);
+  const std::string array_message = error_of({{"train", {{"epochs", wide}}}});
+  EXPECT_LT(array_message.size(), 200u) << array_message;
+  EXPECT_EQ(array_message.rfind("train.epochs: expected a positive integer, got [0,1,2,", 0), 0u);
+  EXPECT_NE(array_message.find("... (100000 elements)"), std::string::npos) << array_message;
+  EXPECT_EQ(error_of({{huge, 1}}),
+            std::string(80, 'y') +
+                "... (52428800 bytes): unknown section (known: data, text, model, train, decode, "
+                "serve, description)");
+}
+
+TEST(ConfigTest, FlagValuesNestedTooDeepAreRefused) {
+  const std::string deep = std::string(1000, '[') + std::string(1000, ']');
+  try {
+    parse_config_override("data.max_words=" + deep);
+    FAIL() << "a value nested 1000 deep was taken";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()), "--set data.max_words:1: nested deeper than 32 levels");
+  }
+}
+
 TEST(ConfigTest, SetConfigValueOverridesOneKey) {
   json root = {{"train", {{"threads", 1}}}};
   set_config_value(root, "train.threads", 4);

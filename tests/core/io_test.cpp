@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "gzip_utils.h"
 #include "nmt/error.h"
 #include "test_utils.h"
 
@@ -79,6 +82,71 @@ TEST(ReadLinesTest, StripsLineEnds) {
   EXPECT_EQ(read_lines(dir.write("l.txt", "a\r\nb\n\nc")),
             (std::vector<std::string>{"a", "b", "", "c"}));
   EXPECT_THROW(read_lines(dir.file("none.txt")), Error);
+}
+
+// Every line LineReader gives, "<too long: N bytes>" standing for a line it did not keep.
+std::vector<std::string> lines_of(const std::string& path, std::size_t max_line_bytes) {
+  LineReader reader(path, max_line_bytes);
+  std::vector<std::string> lines;
+  while (reader.next()) {
+    EXPECT_EQ(reader.line_number(), lines.size() + 1);
+    lines.push_back(reader.is_too_long()
+                        ? "<too long: " + std::to_string(reader.line_bytes()) + " bytes>"
+                        : reader.line());
+  }
+  return lines;
+}
+
+TEST(LineReaderTest, ReadsPlainAndGzipFilesLineByLineAcrossChunks) {
+  testing::ScratchDir dir;
+  // Lines that straddle the reader's 64 KiB chunks, CRLF, an empty line, no final line end.
+  std::string text;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 3000; ++i) {
+    expected.push_back(std::string(static_cast<std::size_t>(i % 97), 'a') + std::to_string(i));
+    text += expected.back() + (i % 2 ? "\r\n" : "\n");
+  }
+  text += "\nlast";
+  expected.insert(expected.end(), {"", "last"});
+  EXPECT_EQ(lines_of(dir.write("plain.txt", text), 1 << 20), expected);
+  const std::string half = text.substr(0, text.size() / 3);
+  EXPECT_EQ(lines_of(dir.write("two-members.gz",
+                               testing::gzip(half) + testing::gzip(text.substr(half.size()))),
+                     1 << 20),
+            expected);
+  EXPECT_EQ(lines_of(dir.write("empty.txt", ""), 10), std::vector<std::string>{});
+  EXPECT_EQ(lines_of(dir.write("one.txt", "x\n"), 10), std::vector<std::string>{"x"});
+}
+
+TEST(LineReaderTest, ALineOverTheLimitIsNotKeptButMeasured) {
+  testing::ScratchDir dir;
+  const std::string text = "short\n" + std::string(200000, 'z') + "\nafter\n";
+  const std::vector<std::string> expected{"short", "<too long: 200000 bytes>", "after"};
+  EXPECT_EQ(lines_of(dir.write("long.txt", text), 100), expected);
+  EXPECT_EQ(lines_of(dir.write("long.gz", testing::gzip(text)), 100), expected);
+}
+
+TEST(LineReaderTest, DamagedGzipDataAndMissingFilesAreErrorsNamingTheFile) {
+  testing::ScratchDir dir;
+  const std::string whole = testing::gzip(std::string(100000, 'q') + "\n");
+  const std::string cut = dir.write("cut.gz", whole.substr(0, whole.size() / 2));
+  try {
+    lines_of(cut, 1 << 20);
+    FAIL() << "truncated gzip data was read";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), cut + ": damaged or truncated gzip data");
+  }
+  std::string garbled = whole;  // its CRC-32, in the last 8 bytes, no longer matches
+  garbled[garbled.size() - 6] = static_cast<char>(garbled[garbled.size() - 6] ^ 0x55);
+  const std::string garbled_path = dir.write("garbled.gz", garbled);
+  try {
+    lines_of(garbled_path, 1 << 20);
+    FAIL() << "gzip data with a wrong checksum was read";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              garbled_path + ": damaged or truncated gzip data (incorrect data check)");
+  }
+  EXPECT_THROW(LineReader(dir.file("none.txt"), 10), Error);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Crash anywhere: `nmt train` is killed with SIGKILL at random moments, some of them while a
-// checkpoint is being written, and resumed with `nmt train --resume` each time. The run must
-// always resume, lose at most train.save_every steps per kill, and end with the same parameters,
-// optimiser moments and generator state, bit for bit, as a run that was never interrupted.
+// Crash anywhere: `nmt train` is killed with SIGKILL at random moments, first during its data
+// phase (before the first checkpoint), then while it trains, some of them while a checkpoint is
+// being written, and resumed with `nmt train --resume` each time. The run must always resume
+// (killed in its data phase, it prepares the data again), lose at most train.save_every steps per
+// kill, and end with the same parameters, optimiser moments and generator state, bit for bit, as
+// a run that was never interrupted.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -28,12 +30,20 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kSaveEvery = 3;
+constexpr int kDataPhaseKills = 3;
 constexpr int kKills = 12;  // half of them during a checkpoint write
 
+// The sample corpus, and a named test set of synthetic pairs whose reading and cleaning make the
+// data phase last long enough to be killed in (it takes no part in training).
 std::string crash_config(const testing::ScratchDir& dir) {
+  std::ofstream test(dir.file("test.tsv"));
+  for (int i = 0; i < 200000; ++i) {
+    test << "test sentence number " << i << " of many\tfrase de prueba " << i << " de muchas\n";
+  }
   return dir.write("crash.json", R"({
       "data": {"path": ")" + testing::source_dir() +
-                                     R"(/data/sample/en-es.tsv"},
+                                     R"(/data/sample/en-es.tsv", "test": ")" +
+                                     dir.file("test.tsv") + R"("},
       "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": 0.1},
       "train": {"batch_size": 32, "epochs": 24, "threads": 1, "log_every": 1,
                 "save_every": )" + std::to_string(kSaveEvery) +
@@ -69,6 +79,31 @@ int64_t starting_step(testing::NmtProcess& process, const std::string& log) {
   }
 }
 
+// Seconds the data phase took by a run's log: "data ready in RUN (0.9 s)".
+double data_phase_seconds(const std::string& log) {
+  const auto at = log.find("data ready in ");
+  if (at == std::string::npos) return 0.0;
+  return std::stod(log.substr(log.find(" (", at) + 2));
+}
+
+// Waits until a launch is in its data phase: a fresh run once it holds its lock, a resumed one once
+// it says it prepares the data again. False when it got past the data phase (or ended) first.
+bool wait_for_data_phase(testing::NmtProcess& process,
+                         const std::string& log,
+                         const std::string& run,
+                         bool is_fresh) {
+  while (!process.poll()) {
+    const std::string text = testing::read_file(log);
+    if (text.find("training from the start") != std::string::npos) return false;
+    if (is_fresh ? fs::exists(run + "/train.lock")
+                 : text.find("preparing the data again") != std::string::npos) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
 // Every entry of a checkpoint but the wall time spent, which differs between any two runs.
 void expect_same_state(const std::string& expected_path, const std::string& actual_path) {
   torch::serialize::InputArchive expected;
@@ -100,27 +135,46 @@ TEST(CrashResumeTest, KilledAtRandomMomentsTheRunResumesAndEndsBitIdentical) {
       << testing::read_file(dir.file("s.log"));
   const int64_t total_steps = last_logged_step(straight);
   ASSERT_GT(total_steps, 200);
+  const double data_seconds = data_phase_seconds(testing::read_file(dir.file("s.log")));
+  ASSERT_GT(data_seconds, 0.05);
 
   const std::string crashed = dir.file("crashed");
   const std::string save_in_progress = crashed + "/checkpoint.pt.tmp";
   std::mt19937 random(2026);
-  int kills = 0;
-  int kills_during_save = 0;
-  int64_t killed_at = 0;
   std::string history;
-  for (int launch = 0;; ++launch) {
-    ASSERT_LE(launch, kKills) << history;
-    const std::string log = dir.file("launch" + std::to_string(launch) + ".log");
+  // Kills at random moments of the data phase: each launch finds a run that has config.json (its
+  // first file) but no prepare.json (the data phase's last) and prepares the data again.
+  int data_phase_kills = 0;
+  for (int launch = 0; launch < kDataPhaseKills; ++launch) {
+    const std::string log = dir.file("data" + std::to_string(launch) + ".log");
     testing::NmtProcess process =
         launch == 0 ? testing::NmtProcess({"train", "--config", config, "--out", crashed}, log)
                     : testing::NmtProcess({"train", "--resume", "--out", crashed}, log);
-    if (launch > 0) {
-      // The run resumes from its last checkpoint: at most save_every steps before the kill.
-      const int64_t resumed = starting_step(process, log);
-      history += "  resumed at step " + std::to_string(resumed) + "\n";
-      EXPECT_GE(resumed, killed_at - kSaveEvery) << history;
-      EXPECT_LE(resumed, killed_at) << history;
-    }
+    const bool is_in_data_phase = wait_for_data_phase(process, log, crashed, launch == 0);
+    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int64_t>(
+        0, static_cast<int64_t>(data_seconds * 0.8e6))(random)));
+    ASSERT_FALSE(process.poll()) << testing::read_file(log);
+    process.kill_now();
+    const bool was_in_data_phase = is_in_data_phase && !fs::exists(crashed + "/prepare.json");
+    data_phase_kills += was_in_data_phase;
+    history += "kill in the data phase " + std::to_string(launch + 1) +
+               (was_in_data_phase ? "" : " (came after it)") + "\n";
+  }
+  EXPECT_GE(data_phase_kills, 1) << history;
+  EXPECT_TRUE(fs::exists(crashed + "/config.json")) << history;
+
+  int kills = 0;
+  int kills_during_save = 0;
+  int64_t killed_at = 0;
+  for (int launch = 0;; ++launch) {
+    ASSERT_LE(launch, kKills) << history;
+    const std::string log = dir.file("launch" + std::to_string(launch) + ".log");
+    testing::NmtProcess process({"train", "--resume", "--out", crashed}, log);
+    // The run resumes from its last checkpoint: at most save_every steps before the kill.
+    const int64_t resumed = starting_step(process, log);
+    history += "  resumed at step " + std::to_string(resumed) + "\n";
+    EXPECT_GE(resumed, killed_at - kSaveEvery) << history;
+    EXPECT_LE(resumed, killed_at) << history;
     if (kills == kKills) {
       ASSERT_EQ(process.wait(), 0) << testing::read_file(log);
       break;

@@ -1,11 +1,11 @@
 #include "nmt/data/corpus.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <random>
 #include <sstream>
 
+#include "gzip_utils.h"
 #include "nmt/error.h"
 #include "test_utils.h"
 
@@ -89,19 +89,7 @@ TEST(CorpusTest, FileErrorsAreClear) {
   EXPECT_EQ(read_tsv_file(dir.write("ok.tsv", "a\tb"), TsvFormat::kAuto).pairs.size(), 1u);
 }
 
-std::string gzip(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: gzip header
-  std::string compressed(deflateBound(&stream, text.size()) + 32, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(compressed.data());
-  stream.avail_out = static_cast<uInt>(compressed.size());
-  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  compressed.resize(stream.total_out);
-  deflateEnd(&stream);
-  return compressed;
-}
+using testing::gzip;
 
 TEST(CorpusTest, GzipCompressedFilesReadLikeTheirContent) {
   testing::ScratchDir dir;
@@ -123,6 +111,40 @@ TEST(CorpusTest, GzipCompressedFilesReadLikeTheirContent) {
   } catch (const DataError& error) {
     EXPECT_EQ(std::string(error.what()), truncated + ": damaged or truncated gzip data");
   }
+}
+
+TEST(CorpusTest, LargeCompressedFilesStreamAcrossChunksAndMembersLikeTheirContent) {
+  testing::ScratchDir dir;
+  // Lines longer than the reader's 64 KiB chunks, and many short ones, in two gzip members.
+  std::string content;
+  for (int i = 0; i < 20000; ++i) content += "line " + std::to_string(i) + "\tlínea\r\n";
+  content += std::string(100000, 'a') + "\t" + std::string(100000, 'b') + "\n";
+  const Corpus plain = read_tsv_file(dir.write("big.tsv", content), TsvFormat::kAuto);
+  const std::string half = content.substr(0, content.size() / 2);
+  const Corpus compressed = read_tsv_file(
+      dir.write("big.tsv.gz", gzip(half) + gzip(content.substr(half.size()))), TsvFormat::kAuto);
+  EXPECT_EQ(compressed.pairs, plain.pairs);
+  EXPECT_EQ(plain.pairs.size(), 20001u);
+  EXPECT_EQ(plain.pairs.back().source.size(), 100000u);
+  EXPECT_EQ(compressed.report.lines, 20001u);
+}
+
+TEST(CorpusTest, AnOverlongLineIsSkippedAndNamedWithoutBeingHeld) {
+  testing::ScratchDir dir;
+  const std::string long_line = std::string(kMaxLineBytes, 'x') + "\ty";
+  const std::string content = "Hi.\tHola.\n" + long_line + "\nBye.\tAdiós.\n";
+  for (const std::string& path :
+       {dir.write("long.tsv", content), dir.write("long.tsv.gz", gzip(content))}) {
+    const Corpus corpus = read_tsv_file(path, TsvFormat::kAuto);
+    EXPECT_EQ(corpus.pairs, (std::vector<SentencePair>{{"Hi.", "Hola."}, {"Bye.", "Adiós."}}));
+    EXPECT_EQ(corpus.report.too_long, 1u);
+    EXPECT_EQ(corpus.report.skipped(), 1u);
+    ASSERT_EQ(corpus.report.first_problems.size(), 1u);
+    EXPECT_EQ(corpus.report.first_problems[0],
+              path + ":2: a line of 1048578 bytes, longer than the 1048576 bytes a line may have");
+  }
+  std::istringstream in(content);
+  EXPECT_EQ(read_tsv(in, "stream", TsvFormat::kAuto).report.too_long, 1u);
 }
 
 CorpusFile aligned(const std::string& source, const std::string& target) {
@@ -148,6 +170,29 @@ TEST(CorpusTest, ReadsAlignedPlainTextFilesLineByLine) {
   EXPECT_EQ(corpus.report.empty_side, 1u);
   ASSERT_EQ(corpus.report.first_problems.size(), 1u);
   EXPECT_EQ(corpus.report.first_problems[0], target + ":4: empty line opposite \"Alone.\"");
+}
+
+TEST(CorpusTest, AnOverlongAlignedLineSkipsItsPairAndIsNamedInItsFile) {
+  testing::ScratchDir dir;
+  const std::string source = dir.write("a.en", "Hi.\nBye.\n");
+  const std::string target =
+      dir.write("a.es.gz", gzip("Hola.\n" + std::string(kMaxLineBytes + 1, 'z') + "\n"));
+  const Corpus corpus = read_corpus(aligned(source, target), TsvFormat::kAuto);
+  EXPECT_EQ(corpus.pairs, (std::vector<SentencePair>{{"Hi.", "Hola."}}));
+  ASSERT_EQ(corpus.report.first_problems.size(), 1u);
+  EXPECT_EQ(corpus.report.first_problems[0],
+            target + ":2: a line of 1048577 bytes, longer than the 1048576 bytes a line may have");
+}
+
+// Found by the fuzzing campaign of 2026-11-24 (tests/fuzz/corpus/aligned/regression-edge-tab.txt):
+// a tab at the edge of a line became a space at the edge of the side.
+TEST(CorpusTest, TabsAtTheEdgesOfAlignedLinesAreTrimmedLikeSpaces) {
+  testing::ScratchDir dir;
+  const std::string source = dir.write("t.en", "\xEF\xBB\xBF\tHi.\t\nGo\tnow!\n\t\n");
+  const std::string target = dir.write("t.es", "Hola. \t\n\t¡Vete\tya!\n \n");
+  const Corpus corpus = read_corpus(aligned(source, target), TsvFormat::kAuto);
+  EXPECT_EQ(corpus.pairs, (std::vector<SentencePair>{{"Hi.", "Hola."}, {"Go now!", "¡Vete ya!"}}));
+  EXPECT_EQ(corpus.report.blank, 1u);
 }
 
 TEST(CorpusTest, MisalignedFilesAreAnErrorNamingBothFilesAndCounts) {

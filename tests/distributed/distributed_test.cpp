@@ -1,19 +1,26 @@
 // Data-parallel training for real: two `nmt train` processes over loopback Gloo (1 thread each),
 // started as torchrun starts them (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) or by
 // `nmt train --nproc 2`. Checks that two ranks train exactly what one process trains with
-// update_freq 2, that checkpoints move between world sizes, and that a dead rank stops the job.
+// update_freq 2, that checkpoints move between world sizes, that a dead rank stops the job, that
+// ranks resuming from different states refuse to train, that a long data phase on rank 0 does not
+// time the others out, that a restarted torchrun attempt ignores the previous attempt's store
+// keys, that two ranks with dropout resume bit-identically, and what a failed collective says.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <torch/serialize/input-archive.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <vector>
 
 #include "child_process.h"
+#include "nmt/error.h"
 #include "nmt/io.h"
+#include "nmt/train/communicator.h"
 #include "test_utils.h"
 
 namespace nmt {
@@ -21,14 +28,20 @@ namespace {
 
 using testing::NmtProcess;
 
-std::string job_config(const testing::ScratchDir& dir, int epochs) {
+std::string job_config(const testing::ScratchDir& dir,
+                       int epochs,
+                       double dropout = 0.0,
+                       const std::string& data = R"("path": ")" + testing::source_dir() +
+                                                 R"(/data/sample/en-es.tsv")",
+                       int timeout = 20) {
   return dir.write("job.json", R"({
-      "data": {"path": ")" + testing::source_dir() +
-                                   R"(/data/sample/en-es.tsv"},
-      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": 0.0},
+      "data": {)" + data + R"(},
+      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": )" +
+                                   std::to_string(dropout) + R"(},
       "train": {"batch_size": 32, "epochs": )" +
                                    std::to_string(epochs) + R"(, "threads": 1, "log_every": 1,
-                "distributed": {"timeout": 20, "bucket_mb": 0.05}}})");
+                "distributed": {"timeout": )" +
+                                   std::to_string(timeout) + R"(, "bucket_mb": 0.05}}})");
 }
 
 class DistributedTest : public ::testing::Test {
@@ -52,21 +65,35 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
+// How TwoRanks starts its ranks besides their arguments.
+struct JobOptions {
+  std::vector<std::string> working_directories;  // one per rank; none: the test's own
+  std::vector<std::pair<std::string, std::string>> environment;  // for both ranks
+  int port = 0;                                                  // MASTER_PORT; 0: a free one
+};
+
 // The two ranks of a job, launched the way torchrun launches them.
 struct TwoRanks {
   TwoRanks(const testing::ScratchDir& dir,
            const std::vector<std::string>& arguments,
-           const std::string& name) {
-    const std::string port = std::to_string(free_port());
+           const std::string& name,
+           const JobOptions& options = {}) {
+    const std::string port = std::to_string(options.port > 0 ? options.port : free_port());
     for (int rank = 0; rank < 2; ++rank) {
       logs.push_back(dir.file(name + ".rank" + std::to_string(rank) + ".log"));
-      ranks.push_back(std::make_unique<NmtProcess>(
-          arguments, logs.back(),
-          std::vector<std::pair<std::string, std::string>>{{"RANK", std::to_string(rank)},
-                                                           {"LOCAL_RANK", std::to_string(rank)},
-                                                           {"WORLD_SIZE", "2"},
-                                                           {"MASTER_ADDR", "127.0.0.1"},
-                                                           {"MASTER_PORT", port}}));
+      testing::LaunchOptions launch{{{"RANK", std::to_string(rank)},
+                                     {"LOCAL_RANK", std::to_string(rank)},
+                                     {"WORLD_SIZE", "2"},
+                                     {"MASTER_ADDR", "127.0.0.1"},
+                                     {"MASTER_PORT", port}},
+                                    "",
+                                    RLIM_INFINITY};
+      launch.environment.insert(launch.environment.end(), options.environment.begin(),
+                                options.environment.end());
+      if (!options.working_directories.empty()) {
+        launch.working_directory = options.working_directories[static_cast<std::size_t>(rank)];
+      }
+      ranks.push_back(std::make_unique<NmtProcess>(arguments, logs.back(), launch));
     }
   }
   // Both exit codes, rank 0's output on failure.
@@ -81,6 +108,13 @@ struct TwoRanks {
 
 int run_alone(const std::vector<std::string>& arguments, const std::string& log) {
   return NmtProcess(arguments, log).wait();
+}
+
+// Seconds the data phase took by rank 0's log: "data ready in RUN (0.9 s)".
+double data_phase_seconds(const std::string& log) {
+  const auto at = log.find("data ready in ");
+  if (at == std::string::npos) return 0.0;
+  return std::stod(log.substr(log.find(" (", at) + 2));
 }
 
 // Largest absolute difference between the model weights of two checkpoints.
@@ -223,6 +257,147 @@ TEST_F(DistributedTest, ATimeBudgetStopsEveryRankAtTheSameUpdate) {
   EXPECT_NE(testing::read_file(job.logs[0]).find("spent the training time budget of 2s"),
             std::string::npos)
       << testing::read_file(job.logs[0]);
+}
+
+TEST_F(DistributedTest, AFailedCollectiveSaysWhetherTheErrorWasThisRanks) {
+  // A job of one rank: no other rank can make its collectives fail.
+  train::RankPlacement placement;
+  placement.master_port = free_port();
+  train::DistributedOptions options;
+  options.timeout_seconds = 5;
+  train::Communicator communicator(placement, options, c10::Device(c10::kCPU));
+  try {
+    communicator.sum({at::zeros({4}, at::kComplexFloat)}, "the gradients");
+    FAIL() << "Gloo summed complex numbers";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    // Gloo refuses the dtype in its worker thread, so the error comes out of the wait.
+    EXPECT_EQ(message,
+              "distributed: rank 0 of 1: all-reduce of the gradients failed on this rank: Invalid "
+              "scalar type");
+    EXPECT_EQ(message.find("another rank died"), std::string::npos) << message;
+  }
+}
+
+TEST_F(DistributedTest, ARestartedTorchrunAttemptIgnoresThePreviousAttemptsStoreKeys) {
+  testing::ScratchDir dir;
+  // torchrun's agent serves the store and keeps it across restarts of failed workers; here the
+  // test serves it, holding what an earlier attempt published: a run directory that is gone.
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(free_port());
+  options.isServer = true;
+  options.waitWorkers = false;
+  options.timeout = std::chrono::seconds(20);
+  c10d::TCPStore agent_store("127.0.0.1", options);
+  const std::string stale = "ok " + dir.file("gone");
+  for (const char* key : {"directory", "nmt/job7/attempt_0/directory"}) {
+    agent_store.set(key, std::vector<uint8_t>(stale.begin(), stale.end()));
+  }
+  TwoRanks job(
+      dir, {"train", "--config", job_config(dir, 1), "--out", dir.file("run"), "--max-steps", "2"},
+      "job",
+      {{},
+       {{"TORCHELASTIC_USE_AGENT_STORE", "True"},
+        {"TORCHELASTIC_RUN_ID", "job7"},
+        {"TORCHELASTIC_RESTART_COUNT", "1"}},
+       options.port});
+  job.expect_success();
+  EXPECT_TRUE(agent_store.check({"nmt/job7/attempt_1/directory"}));
+}
+
+// A filler corpus of `pairs` pairs of 17 and 13 words, all dropped by data.max_words 15.
+void write_filler(const std::string& path, int pairs) {
+  std::ofstream filler(path);
+  const std::string words = "one two three four five six seven eight nine ten eleven twelve";
+  for (int i = 0; i < pairs; ++i) {
+    filler << words << " thirteen fourteen fifteen sixteen " << i << '\t' << words << " uno " << i
+           << '\n';
+  }
+}
+
+TEST_F(DistributedTest, WaitingForRank0sDataPhaseIsNotBoundedByTheCollectiveTimeout) {
+  testing::ScratchDir dir;
+  // A second corpus that takes rank 0 seconds to read and clean, all of it then dropped by
+  // data.max_words, so that what the ranks train on stays small. The collective timeout is 2 s;
+  // the filler grows until the data phase alone lasts twice that on this machine.
+  constexpr int kTimeout = 2;
+  const std::string config =
+      job_config(dir, 1, 0.0,
+                 R"("train": [")" + testing::source_dir() + R"(/data/sample/en-es.tsv", ")" +
+                     dir.file("filler.tsv") + R"("], "max_words": 15)",
+                 kTimeout);
+  int pairs = 800000;
+  for (double seconds = 0.0; seconds < 2.0 * kTimeout; pairs *= 2) {
+    ASSERT_LT(pairs, 20000000) << "the data phase stays shorter than 2 timeouts";
+    write_filler(dir.file("filler.tsv"), pairs);
+    ASSERT_EQ(run_alone({"prepare", "--config", config, "--out", dir.file("timed")},
+                        dir.file("timed.log")),
+              0)
+        << testing::read_file(dir.file("timed.log"));
+    seconds = data_phase_seconds(testing::read_file(dir.file("timed.log")));
+  }
+  TwoRanks job(dir, {"train", "--config", config, "--out", dir.file("run"), "--max-steps", "2"},
+               "job");
+  job.expect_success();
+  const std::string rank0 = testing::read_file(job.logs[0]);
+  EXPECT_GT(data_phase_seconds(rank0), kTimeout) << rank0;
+  EXPECT_NE(rank0.find("reached max_steps (2)"), std::string::npos) << rank0;
+}
+
+TEST_F(DistributedTest, RanksResumingFromCheckpointsTheyDisagreeAboutStopNamingWhatDiffers) {
+  testing::ScratchDir dir;
+  const std::string config = job_config(dir, 3);
+  // Node-local copies of one run, as without a shared file system: one at step 4, one at step 6.
+  std::filesystem::create_directories(dir.file("a"));
+  std::filesystem::create_directories(dir.file("b"));
+  ASSERT_EQ(run_alone({"train", "--config", config, "--out", dir.file("a/run"), "--max-steps", "4"},
+                      dir.file("a.log")),
+            0)
+      << testing::read_file(dir.file("a.log"));
+  std::filesystem::copy(dir.file("a/run"), dir.file("b/run"),
+                        std::filesystem::copy_options::recursive);
+  ASSERT_EQ(run_alone({"train", "--resume", "--out", dir.file("b/run"), "--max-steps", "6"},
+                      dir.file("b.log")),
+            0)
+      << testing::read_file(dir.file("b.log"));
+
+  // Rank 0 names the run "run", which each rank finds in its own working directory.
+  TwoRanks job(dir, {"train", "--resume", "--out", "run", "--max-steps", "10"}, "job",
+               {{dir.file("a"), dir.file("b")}, {}, 0});
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string log = testing::read_file(job.logs[rank]);
+    EXPECT_EQ(job.ranks[rank]->wait(), 1) << log;
+    const std::string here = rank == 0 ? "4" : "6";
+    EXPECT_NE(testing::read_file(job.logs[rank])
+                  .find("nmt: error: distributed: rank " + std::to_string(rank) +
+                        " of 2: the ranks do not start from the same state: batch of the epoch "
+                        "from 4 to 6 over the ranks (" +
+                        here + " here); step from 4 to 6 over the ranks (" + here +
+                        " here). Every rank must read the same checkpoint.pt and prepared data: "
+                        "one run directory on a file system all ranks share\n"),
+              std::string::npos)
+        << testing::read_file(job.logs[rank]);
+  }
+}
+
+TEST_F(DistributedTest, TwoRanksWithDropoutStoppedAndResumedEndBitIdentical) {
+  testing::ScratchDir dir;
+  const std::string config = job_config(dir, 2, /*dropout=*/0.1);
+  TwoRanks straight(dir, {"train", "--config", config, "--out", dir.file("straight")}, "straight");
+  straight.expect_success();
+  TwoRanks first(dir,
+                 {"train", "--config", config, "--out", dir.file("stopped"), "--max-steps", "3"},
+                 "first");
+  first.expect_success();
+  TwoRanks rest(dir, {"train", "--resume", "--out", dir.file("stopped"), "--max-steps", "0"},
+                "rest");
+  rest.expect_success();
+  // Rank 1 draws its dropout masks from its rank and the step (rank 0 from the generator that
+  // checkpoints restore): a resumed job draws what an uninterrupted one draws. The ranks'
+  // parameters stay identical throughout, or the job would have stopped.
+  EXPECT_EQ(
+      weight_difference(dir.file("straight/checkpoint.pt"), dir.file("stopped/checkpoint.pt")),
+      0.0);
 }
 
 // `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.

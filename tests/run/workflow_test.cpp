@@ -1,5 +1,6 @@
 // The workflows behind the commands, called in-process on one tiny run trained on the sample
 // corpus: training, opening, evaluating, translating, attention pictures, reports, benchmarks.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -126,7 +127,7 @@ TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {
   EXPECT_EQ(message_of({scratch_->path(), "", {}}, {}),
             "--model: " + scratch_->path() + " has no config.json (not a run directory)");
   EXPECT_EQ(message_of({run().path(), "", {}}, {{"decode.beam_size", 0}}),
-            "decode.beam_size: expected a positive integer, got 0");
+            "command line: decode.beam_size: expected a positive integer, got 0");
   EXPECT_EQ(message_of({run().path(), "nope.pt", {}}, {}),
             run().file("nope.pt") + ": no such checkpoint");
 }
@@ -219,14 +220,20 @@ TEST(EvalOptionsTest, ValidationMessagesNameTheFlags) {
 
 TEST_F(WorkflowTest, TranslatingAStreamGivesOneLinePerInputLine) {
   OpenedRun opened = open();
-  std::istringstream in("I am hungry\r\n\nWhere is the bank?\n");
+  testing::ScratchDir dir;
+  // An unterminated last line counts.
+  const std::string input = dir.write("in.txt", "I am hungry\r\n\nWhere is the bank?\nBye");
+  const int fd = ::open(input.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
   std::ostringstream out;
-  const TranslateSummary summary = translate_stream(opened, in, out, /*show_scores=*/false);
-  EXPECT_EQ(summary.inputs, 3u);
+  const TranslateSummary summary = translate_stream(opened, fd, out, /*show_scores=*/false);
+  ::close(fd);
+  EXPECT_EQ(summary.inputs, 4u);
+  EXPECT_FALSE(summary.is_interrupted);
   const std::string text = out.str();
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
   std::ostringstream direct;
-  translate_sentences(opened, {"I am hungry", "", "Where is the bank?"}, direct, false);
+  translate_sentences(opened, {"I am hungry", "", "Where is the bank?", "Bye"}, direct, false);
   EXPECT_EQ(direct.str(), text);
 }
 

@@ -146,6 +146,21 @@ TEST(CheckpointTest, ADamagedArchiveIsACheckpointError) {
   EXPECT_THROW(load_checkpoint(dir.file("c.pt"), model, &adam, torch::kCPU, true), CheckpointError);
 }
 
+// Found by the fuzzing campaign of 2026-11-24 (tests/train/testdata/huge-length-field.pt): a
+// damaged length field makes LibTorch's reader ask for 28 GB. Under AddressSanitizer that aborts
+// (which is why the input is no fuzzing seed); in a normal build the allocation fails, or the read
+// runs out of bytes: either way one CheckpointError naming the file.
+TEST(CheckpointTest, ALengthFieldAskingForGigabytesIsACheckpointError) {
+  const std::string path = testing::source_dir() + "/tests/train/testdata/huge-length-field.pt";
+  try {
+    checkpoint_config(path);
+    FAIL() << "a damaged checkpoint was read";
+  } catch (const CheckpointError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(path + ": not a readable checkpoint (", 0), 0u)
+        << error.what();
+  }
+}
+
 // Rewrites the checkpoint at path with the entry key replaced by value.
 void replace_entry(const std::string& path,
                    const std::string& key,

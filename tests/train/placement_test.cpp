@@ -48,8 +48,9 @@ TEST(PlacementTest, ReadsTorchrunsVariables) {
 TEST(PlacementTest, ReadsSlurmsVariablesWithTheFirstNodeAsMaster) {
   const auto placement = place({{"SLURM_PROCID", "5"},
                                 {"SLURM_NTASKS", "8"},
+                                {"SLURM_STEP_NUM_TASKS", "8"},
                                 {"SLURM_LOCALID", "1"},
-                                {"SLURM_NTASKS_PER_NODE", "4(x2)"},
+                                {"SLURM_STEP_TASKS_PER_NODE", "4(x2)"},
                                 {"SLURM_JOB_NODELIST", "gpu[07-08]"}});
   ASSERT_TRUE(placement);
   EXPECT_EQ(placement->rank, 5);
@@ -58,6 +59,42 @@ TEST(PlacementTest, ReadsSlurmsVariablesWithTheFirstNodeAsMaster) {
   EXPECT_EQ(placement->local_world_size, 4);
   EXPECT_EQ(placement->master_addr, "gpu07");
   EXPECT_EQ(placement->master_port, 29500);
+}
+
+TEST(PlacementTest, ABatchScriptOrAOneTaskStepIsASingleProcess) {
+  // What `sbatch --ntasks 8` gives the script it runs once: no step variables.
+  EXPECT_FALSE(place({{"SLURM_PROCID", "0"},
+                      {"SLURM_NTASKS", "8"},
+                      {"SLURM_NTASKS_PER_NODE", "8"},
+                      {"SLURM_JOB_NODELIST", "gpu07"}}));
+  // `srun -n 1 nmt train ...` inside a larger allocation.
+  EXPECT_FALSE(place({{"SLURM_PROCID", "0"},
+                      {"SLURM_NTASKS", "1"},
+                      {"SLURM_STEP_NUM_TASKS", "1"},
+                      {"SLURM_JOB_NODELIST", "gpu07"}}));
+  // A step of 2 tasks in an allocation of 8 runs on the step's nodes.
+  const auto step = place({{"SLURM_PROCID", "1"},
+                           {"SLURM_NTASKS", "8"},
+                           {"SLURM_STEP_NUM_TASKS", "2"},
+                           {"SLURM_STEP_NODELIST", "gpu[11-12]"},
+                           {"SLURM_JOB_NODELIST", "gpu[07-14]"}});
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->world_size, 2);
+  EXPECT_EQ(step->master_addr, "gpu11");
+  EXPECT_EQ(step->store_prefix, "");
+}
+
+TEST(PlacementTest, EachTorchrunAttemptHasItsOwnStorePrefix) {
+  const std::map<std::string, std::string> attempt{{"RANK", "0"},
+                                                   {"WORLD_SIZE", "2"},
+                                                   {"MASTER_ADDR", "node01"},
+                                                   {"TORCHELASTIC_RUN_ID", "job7"},
+                                                   {"TORCHELASTIC_RESTART_COUNT", "0"}};
+  EXPECT_EQ(place(attempt)->store_prefix, "nmt/job7/attempt_0");
+  std::map<std::string, std::string> restarted = attempt;
+  restarted["TORCHELASTIC_RESTART_COUNT"] = "3";
+  EXPECT_EQ(place(restarted)->store_prefix, "nmt/job7/attempt_3");
+  EXPECT_EQ(place({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}})->store_prefix, "");
 }
 
 TEST(PlacementTest, FirstSlurmHost) {

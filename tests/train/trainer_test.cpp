@@ -52,7 +52,7 @@ TrainingRun make_run(const std::string& dir,
   torch::manual_seed(17);
   TrainingRun run;
   run.model = model::Transformer(model_options, 12, 12);
-  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr};
+  TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr, {}};
   setup.score_translations = std::move(scorer);
   run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
   return run;
@@ -140,6 +140,35 @@ TEST(TrainerTest, PairsEncodedAnewEachEpochResumeBitIdentically) {
   EXPECT_TRUE(same_parameters(straight.model, resumed.model));
 }
 
+// The train_loss of each epoch record in a run's metrics.jsonl.
+std::vector<double> epoch_train_losses(const std::string& metrics) {
+  std::vector<double> losses;
+  for (const std::string& line : read_lines(metrics)) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["event"] == "epoch") losses.push_back(record["train_loss"].get<double>());
+  }
+  return losses;
+}
+
+TEST(TrainerTest, AnEpochResumedInItsMiddleReportsTheWholeEpochsTrainLoss) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir straight_dir;
+  ASSERT_EQ(make_run(straight_dir.path(), small_options()).trainer->run(never).reason,
+            StopReason::kFinished);
+  testing::ScratchDir resumed_dir;
+  TrainOptions first_part = small_options();
+  first_part.max_steps = 11;  // epoch 2, batch 3 of 8
+  ASSERT_EQ(make_run(resumed_dir.path(), first_part).trainer->run(never).reason,
+            StopReason::kStepLimit);
+  TrainingRun resumed = make_run(resumed_dir.path(), small_options());
+  resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
+  ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
+  // Epoch 2's loss sums its 3 batches before the stop (kept in checkpoint.pt) and its 5 after.
+  const std::vector<double> straight = epoch_train_losses(straight_dir.file("metrics.jsonl"));
+  ASSERT_EQ(straight.size(), 2u);
+  EXPECT_EQ(epoch_train_losses(resumed_dir.file("metrics.jsonl")), straight);
+}
+
 TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   auto model_options = testing::tiny_options();  // no dropout: both sides see the same network
   torch::manual_seed(17);
@@ -157,10 +186,10 @@ TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   TrainOptions whole_options = options;
   options.update_freq = 2;
   Trainer by_parts(accumulated,
-                   TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+                   TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
                    pairs, {});
   Trainer at_once(
-      whole, TrainerSetup{whole_options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+      whole, TrainerSetup{whole_options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
       pairs, {});
   for (int update = 0; update < 3; ++update) {
     // Sentences of different lengths in each half: the halves pad differently from the whole.
@@ -270,7 +299,7 @@ TEST(TrainerTest, ANonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   TrainingRun continued{
       run.model,
       std::make_unique<Trainer>(
-          run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+          run.model, TrainerSetup{more, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
           copy_pairs(64, 1), copy_pairs(16, 2))};
   continued.trainer->resume(dir.file("checkpoint.pt"));
   {
@@ -290,7 +319,8 @@ TEST(TrainerTest, EarlyStoppingEndsTrainingWhenValidationStopsImproving) {
   TrainOptions options = small_options();
   options.epochs = 20;
   options.early_stopping = 2;
-  // Validation targets are shifted by one token: the better the model copies, the worse they score.
+  // Validation targets are shifted by one token: the better the model copies, the worse they
+  // score.
   TrainingRun run = make_run(dir.path(), options, copy_pairs(16, 2, /*shift=*/1));
   const TrainResult result = run.trainer->run(never);
   EXPECT_EQ(result.reason, StopReason::kEarlyStopped);
@@ -458,7 +488,8 @@ TEST(TrainerTest, BestMetricBleuWithoutAScorerIsAConfigError) {
   testing::ScratchDir dir;
   model::Transformer model(testing::tiny_options(), 12, 12);
   EXPECT_THROW(
-      Trainer(model, TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
+      Trainer(model,
+              TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
               copy_pairs(8, 1), copy_pairs(4, 2)),
       ConfigError);
 }

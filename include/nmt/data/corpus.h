@@ -9,9 +9,12 @@
 // skipped and counted; the first few are kept as "file:line: reason" in the report.
 // Aligned files are read line by line in step; a line pair with one blank side is skipped and
 // counted like an empty TSV side, and files of different line counts are an error naming both.
-// Any file may be gzip-compressed (recognised by its first bytes).
+// Any file may be gzip-compressed (recognised by its first bytes). Files are read as streams, in
+// memory bounded by the longest line kept (kMaxLineBytes) plus the pairs returned, whatever the
+// size of the file or of its decompressed content; a longer line is skipped and named.
 // Torch-free; read_tsv never throws on content; the file readers throw DataError for a missing
-// file, an empty file, misaligned files or no usable pair; never logs.
+// file, an empty file, damaged gzip data, misaligned files, no usable pair, or memory that runs
+// out while the pairs are collected (naming the file); never logs.
 #pragma once
 
 #include <cstddef>
@@ -42,11 +45,16 @@ struct ReadReport {
   std::size_t bad_columns = 0;              // lines whose column count fits neither layout
   std::size_t bad_utf8 = 0;                 // lines with invalid UTF-8 or NUL bytes
   std::size_t empty_side = 0;               // lines where one side is empty
+  std::size_t too_long = 0;                 // lines longer than kMaxLineBytes
   std::vector<std::string> first_problems;  // "file:line: reason", at most kMaxReportedProblems
 
   static constexpr std::size_t kMaxReportedProblems = 5;
-  std::size_t skipped() const { return bad_columns + bad_utf8 + empty_side; }
+  std::size_t skipped() const { return bad_columns + bad_utf8 + empty_side + too_long; }
 };
+
+// Longer lines are skipped (and named) without being held in memory: no sentence pair is a
+// megabyte long, and a file of one endless line (a gzip bomb of zeros) must not fill the memory.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
 struct Corpus {
   std::vector<SentencePair> pairs;
@@ -58,13 +66,6 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format);
 
 // Reads a file; throws DataError when it is missing, empty or has no usable pair.
 Corpus read_tsv_file(const std::string& path, TsvFormat format);
-
-// Reads aligned source and target lines (already split, without line ends); the names stand for
-// the files in the report and in the error. Throws DataError when the line counts differ.
-Corpus read_aligned_lines(const std::vector<std::string>& source_lines,
-                          const std::vector<std::string>& target_lines,
-                          const std::string& source_name,
-                          const std::string& target_name);
 
 // One corpus of data.train, data.valid or data.test: a TSV file (path), or a pair of aligned
 // plain-text files (source and target).

@@ -1,6 +1,7 @@
 // `nmt eval` as a library call: translate a run's held-out split (or given source and reference
 // files), score the translations with sacreBLEU-exact BLEU and chrF, measure the teacher-forced
-// loss, and append an eval record to the run's metrics.jsonl.
+// loss, and append an eval record to the run's metrics.jsonl (when the run can be written: a
+// read-only run is scored all the same).
 //
 // Which text is scored: word models are scored in the notebook's cleaned form (references cleaned
 // like the training data); subword models on detokenised text against the raw references; with
@@ -60,10 +61,13 @@ struct EvalReport {
   nlohmann::json decode_options;  // the decode section used
   bool is_notebook_form = false;
   double sentences_per_s = 0.0;  // translation speed
+  // Why the eval record could not be appended to the run's metrics.jsonl (a read-only run:
+  // "cannot open RUN/metrics.jsonl for appending: Read-only file system"); empty when it was.
+  std::string unrecorded_reason;
 };
 
 // Translates, scores and measures the loss; writes options.hypotheses_out when set and appends
-// the eval record to the run's metrics.
+// the eval record to the run's metrics, or says in unrecorded_reason why it could not.
 EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& options);
 
 // `nmt eval --json`: scores_json plus by_source_length (eval::length_buckets_json), loss, nll,

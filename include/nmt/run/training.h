@@ -1,8 +1,9 @@
-// `nmt train` as a library call: a fresh run (data phase into the run directory, then training)
-// or a resumed one (the run's own config.json and split, checkpoint.pt), runs/latest pointed at
-// it, and report.html written when training ends. Logs the data phase, the model and progress.
-// Throws ConfigError for a bad configuration or --out, CheckpointError when there is nothing to
-// resume, DataError for unusable data.
+// `nmt train` as a library call: a fresh run (config.json, the data phase into the run directory,
+// then training) or a resumed one (the run's own config.json and split, checkpoint.pt; a run
+// stopped during its data phase prepares it again), runs/latest pointed at it, and report.html
+// written when training ends. Logs the data phase, the model and progress. Throws ConfigError for
+// a bad configuration or --out, CheckpointError when there is nothing to resume, DataError for
+// unusable data, Interrupted for a signal before training.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -33,8 +34,11 @@ struct TrainOutcome {
 };
 
 // Trains until the configuration's end, early stopping, the time budget (train.max_time),
-// divergence, or SIGINT/SIGTERM during training (then checkpoint.pt is saved at the current
-// batch); logs the outcome in one line.
+// divergence, or SIGINT/SIGTERM (handled from the first moment, nmt/run/stop_signal.h): during
+// training checkpoint.pt is saved at the current batch; before it (joining a job, the data phase,
+// loading a checkpoint) the process ends at once with status 130, or Interrupted is thrown, and
+// `--resume` goes on from the run's files: config.json is written before the data phase,
+// prepare.json after it. Logs the outcome in one line.
 TrainOutcome train_run(const TrainRequest& request);
 
 // The process exit status of an outcome: 0 finished (also early, at max_steps or at the end of

@@ -28,6 +28,10 @@ struct TrainingProgress {
   int64_t best_step = 0;  // the step best.pt was saved at
   int64_t validations_without_improvement = 0;
   double train_seconds = 0.0;  // wall time spent training so far
+  // The current epoch's label-smoothed loss summed over its target tokens so far, and those
+  // tokens, so that an epoch resumed in its middle still reports its whole train_loss.
+  double epoch_loss_sum = 0.0;
+  int64_t epoch_loss_tokens = 0;
 };
 
 // Writes a checkpoint. optimizer may be null (weights-only files such as averaged models).

@@ -4,21 +4,29 @@
 // buckets of flattened tensors on top of the process group's all-reduce, which builds against
 // LibTorch 1.13 and 2.x alike (DDP's Reducer does not).
 //
-// A collective that fails (a rank died or was killed: its sockets close) or does not complete
-// within the timeout (a rank hangs) throws nmt::Error naming this rank and the operation.
+// A collective that fails throws nmt::Error naming this rank and the operation, and saying whether
+// another rank failed (it died or was killed: its sockets close; it hangs: the timeout passes) or
+// this rank could not do its part. Under torchrun every key of the rendezvous store carries the
+// attempt's prefix (RankPlacement::store_prefix), so a restarted job never reads an earlier
+// attempt's values.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nmt/train/options.h"
 #include "nmt/train/placement.h"
 
 namespace nmt::train {
+
+// How often a rank waiting for rank 0's published value looks for it.
+inline constexpr std::chrono::milliseconds kLeaderPollInterval{100};
 
 // Gloo for CPU ranks, NCCL for CUDA ranks, unless options name one.
 Backend resolve_backend(Backend requested, const c10::Device& device);
@@ -51,7 +59,11 @@ class Communicator {
   void broadcast_from_leader(const std::vector<at::Tensor>& tensors);
   // True when every element of every tensor is the same, bit for bit, on every rank.
   bool identical_on_all_ranks(const std::vector<at::Tensor>& tensors);
-  // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose).
+  // The smallest and the largest value of each element over all ranks (a 1-D tensor of integers).
+  std::pair<at::Tensor, at::Tensor> range_over_ranks(const at::Tensor& values,
+                                                     const std::string& what);
+  // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose) as long as
+  // rank 0 lives, however long it takes: not bounded by distributed.timeout.
   void share_from_leader(const std::string& key, std::string& value);
 
   // Wall time spent in collectives so far.

@@ -1,6 +1,8 @@
 // Where this process stands in a distributed job, read from the environment that launchers set:
-// torchrun (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), Slurm's
-// srun (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, SLURM_JOB_NODELIST) and
+// torchrun (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+// TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_RUN_ID), the tasks of a Slurm job step that srun starts
+// (SLURM_PROCID, SLURM_STEP_NUM_TASKS > 1, SLURM_LOCALID, SLURM_STEP_TASKS_PER_NODE,
+// SLURM_STEP_NODELIST; a batch script or a one-task step is a single process) and
 // `nmt train --nproc`, which sets torchrun's variables. Torch-free; throws ConfigError naming the
 // variable when one is malformed.
 #pragma once
@@ -18,6 +20,9 @@ struct RankPlacement {
   int local_world_size = 1;  // ranks on this machine: they share its CPU cores
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  // Put before every key this job writes to the rendezvous store: "nmt/<TORCHELASTIC_RUN_ID>/
+  // attempt_<TORCHELASTIC_RESTART_COUNT>" under torchrun, whose store outlives a restart; "".
+  std::string store_prefix;
 
   bool is_leader() const { return rank == 0; }
 };
@@ -25,7 +30,7 @@ struct RankPlacement {
 using Environment = std::function<const char*(const char*)>;
 
 // The placement the environment describes; nullopt outside a launcher (a single process). With
-// Slurm, MASTER_ADDR defaults to the first host of SLURM_JOB_NODELIST and MASTER_PORT to 29500.
+// Slurm, MASTER_ADDR defaults to the first host of the step's nodes and MASTER_PORT to 29500.
 std::optional<RankPlacement> placement_from_environment(const Environment& environment);
 std::optional<RankPlacement> placement_from_environment();
 

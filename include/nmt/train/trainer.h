@@ -172,7 +172,10 @@ class Trainer {
   // stopped at inside an epoch (checkpoint.pt) are the newest of them.
   void write_average(MetricsLog& metrics, bool with_current);
   enum class WithOptimizer : bool { kNo, kYes };
+  // Writes the model (and optimiser) with progress_, the epoch's loss sums included.
   void save(const std::string& path, WithOptimizer with_optimizer);
+  // epoch_loss_ from progress_ (after a resume, or zero for a new epoch).
+  void restore_epoch_loss();
 
   model::Transformer model_;
   TrainerSetup setup_;
@@ -181,6 +184,7 @@ class Trainer {
   std::vector<at::Tensor> parameters_;
   Adam optimizer_;
   TrainingProgress progress_;
+  LossSum epoch_loss_;  // the current epoch's loss and target tokens so far, on the device
 };
 
 }  // namespace nmt::train

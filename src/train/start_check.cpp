@@ -1,0 +1,96 @@
+#include "nmt/train/start_check.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nmt/error.h"
+
+namespace nmt::train {
+namespace {
+
+// FNV-1a over 64-bit values: equal inputs give equal fingerprints on every rank.
+class Fingerprint {
+ public:
+  void add(uint64_t value) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash_ = (hash_ ^ ((value >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    }
+  }
+  int64_t value() const { return static_cast<int64_t>(hash_); }
+
+ private:
+  uint64_t hash_ = 14695981039346656037ull;
+};
+
+int64_t data_fingerprint(const std::vector<data::EncodedPair>& pairs) {
+  Fingerprint fingerprint;
+  for (const data::EncodedPair& pair : pairs) {
+    for (const std::vector<int64_t>* side : {&pair.source, &pair.target}) {
+      fingerprint.add(side->size());
+      for (const int64_t id : *side) fingerprint.add(static_cast<uint64_t>(id));
+    }
+  }
+  return fingerprint.value();
+}
+
+int64_t plan_fingerprint(const data::BatchPlan& plan) {
+  Fingerprint fingerprint;
+  for (const std::vector<std::size_t>& batch : plan) {
+    fingerprint.add(batch.size());
+    for (const std::size_t index : batch) fingerprint.add(index);
+  }
+  return fingerprint.value();
+}
+
+struct Compared {
+  const char* name;
+  int64_t value;
+  bool is_fingerprint;
+};
+
+}  // namespace
+
+void check_ranks_start_alike(Communicator& communicator, Trainer& trainer) {
+  const TrainingProgress& progress = trainer.progress();
+  const std::vector<Compared> compared = {
+      {"epoch", progress.epoch + 1, false},
+      {"batch of the epoch", progress.batch, false},
+      {"step", progress.step, false},
+      {"training pairs", static_cast<int64_t>(trainer.train_pairs().size()), false},
+      {"training data", data_fingerprint(trainer.train_pairs()), true},
+      {"the epoch's batch plan", plan_fingerprint(trainer.epoch_plan(progress.epoch)), true}};
+  std::vector<int64_t> values;
+  for (const Compared& item : compared) values.push_back(item.value);
+  const std::vector<at::Tensor> parameters = trainer.model()->parameters();
+  const at::Tensor local = at::tensor(values, at::kLong).to(parameters.front().device());
+  const auto [lowest, highest] =
+      communicator.range_over_ranks(local, "comparison of the ranks' starting state");
+  const at::Tensor low = lowest.cpu();
+  const at::Tensor high = highest.cpu();
+  std::string differences;
+  for (std::size_t i = 0; i < compared.size(); ++i) {
+    const auto index = static_cast<int64_t>(i);
+    if (low[index].item<int64_t>() == high[index].item<int64_t>()) continue;
+    differences += differences.empty() ? "" : "; ";
+    differences += compared[i].name;
+    differences += compared[i].is_fingerprint
+                       ? std::string(" differs")
+                       : " from " + std::to_string(low[index].item<int64_t>()) + " to " +
+                             std::to_string(high[index].item<int64_t>()) + " over the ranks (" +
+                             std::to_string(compared[i].value) + " here)";
+  }
+  if (differences.empty() && !communicator.identical_on_all_ranks(parameters)) {
+    differences = "the model's parameters differ";
+  }
+  if (differences.empty()) return;
+  throw Error("distributed: rank " + std::to_string(communicator.rank()) + " of " +
+              std::to_string(communicator.world_size()) +
+              ": the ranks do not start from the same state: " + differences +
+              ". Every rank must read the same checkpoint.pt and prepared data: one run directory "
+              "on a file system all ranks share");
+}
+
+}  // namespace nmt::train
