@@ -4,7 +4,9 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <utility>
 
@@ -99,6 +101,7 @@ struct Server::Impl {
   std::atomic<const Model*> model{nullptr};
   std::atomic<bool> is_stopping{false};
   std::atomic<bool> has_finished{false};
+  std::atomic<int> listening_socket{-1};
   std::thread listener;
 };
 
@@ -275,9 +278,10 @@ Server::Server(const ServeOptions& options, std::string api_key)
   };
   // cpp-httplib's default sets SO_REUSEPORT, with which a second server on the port would share
   // its connections; SO_REUSEADDR alone lets a restarted server bind at once and no other.
-  http.set_socket_options([](socket_t sock) {
+  http.set_socket_options([&impl = *impl_](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    impl.listening_socket = sock;
   });
   // An answer is written as headers, then body: without TCP_NODELAY the body waits for the
   // client's delayed ACK of the headers (40 ms on Linux) on keep-alive connections.
@@ -309,6 +313,13 @@ int Server::start() {
   if (port < 0) {
     throw Error("serve: cannot listen on " + host + ":" + std::to_string(impl.options.port) +
                 " (is the address valid and the port free? --port 0 picks a free one)");
+  }
+  // Debian's cpp-httplib is built with a listen backlog of 5: a burst of more connections than
+  // that while the accepting thread waits for a core leaves clients in SYN retransmission (1 s and
+  // more) or reset. Listening again on the bound socket raises the backlog to the system's limit.
+  if (::listen(impl.listening_socket, SOMAXCONN) != 0) {
+    throw Error("serve: cannot listen on " + host + ":" + std::to_string(port) + ": " +
+                std::strerror(errno));
   }
   impl.listener = std::thread([&impl] {
     impl.http.listen_after_bind();

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "fake_model.h"
 #include "http_client.h"
@@ -278,7 +280,12 @@ TEST_F(ServerTest, ConcurrentClientsEachGetTheirOwnSentencesBack) {
   options.max_wait_ms = 5;
   start(options);
   constexpr int kClients = 16, kRequests = 8;
-  std::atomic<int> wrong{0};
+  std::mutex failures_mutex;
+  std::vector<std::string> failures;
+  const auto fail = [&](const std::string& what) {
+    const std::lock_guard<std::mutex> lock(failures_mutex);
+    failures.push_back(what);
+  };
   std::vector<std::thread> clients;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
@@ -293,17 +300,21 @@ TEST_F(ServerTest, ConcurrentClientsEachGetTheirOwnSentencesBack) {
         const json expected =
             is_libre ? json{{"translatedText", {testing::upper(a), testing::upper(b)}}}
                      : json::array({{{"text", testing::upper(a)}}, {{"text", testing::upper(b)}}});
-        if (!result || result->status != 200) {
-          ++wrong;
+        if (!result) {
+          fail(a + ": " + httplib::to_string(result.error()));
+          continue;
+        }
+        if (result->status != 200) {
+          fail(a + ": " + std::to_string(result->status) + " " + result->body);
           continue;
         }
         const json body = json::parse(result->body);
-        if ((is_libre ? body : body["translations"]) != expected) ++wrong;
+        if ((is_libre ? body : body["translations"]) != expected) fail(a + ": " + result->body);
       }
     });
   }
   for (std::thread& client : clients) client.join();
-  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(failures, std::vector<std::string>{});
   std::size_t largest = 0;
   for (const Batch& batch : model_.batches()) largest = std::max(largest, batch.sentences.size());
   EXPECT_GT(largest, 2u) << "no two requests shared a batch";
