@@ -417,7 +417,7 @@ FIGURE_WITH_UNIT = re.compile(NUMBER + r"(?:\s?(?:" + UNITS + r")|[×x])(?![\w/]
 BARE_NUMBER = re.compile(NUMBER + r"(?![\w])")
 MEASURE_HEADER = re.compile(
     r"BLEU|chrF|\bloss\b|perplexity|\bppl\b|\bMFU\b|\bRSS\b|efficiency|latency|throughput|"
-    r"speed|/s\b|×|\bvs\b|\bratio\b|\b(?:ms|min|MiB|GiB|MB|GB|%)(?!\w)", re.IGNORECASE)
+    r"speed|/s\b|×|\bvs\b|\bratio\b|\b(?:ms|min|MiB|GiB|MB|GB)(?!\w)|%", re.IGNORECASE)
 RECORD_PATH = re.compile(r"data/benchmarks/[\w.@+-]+(?:/[\w.@+-]+)*/?")
 
 
@@ -447,10 +447,9 @@ def tables(lines):
         if back >= 0 and lines[back].text.strip() == "":
             back -= 1
         while back >= 0 and lines[back].kind == "prose" and lines[back].text.strip() \
-                and not lines[back].text.lstrip().startswith("|"):
+                and not lines[back].text.lstrip().startswith("|") \
+                and not HEADING.match(lines[back].text):
             caption.insert(0, lines[back])
-            if HEADING.match(lines[back].text):
-                break
             back -= 1
         body = []
         end = index + 2
@@ -463,7 +462,7 @@ def tables(lines):
 
 
 def figures(cell, is_measure_column):
-    text = CODE_SPAN.sub(" ", cell)
+    text = re.sub(r"\]\([^)]*\)", "]", CODE_SPAN.sub(" ", cell))  # link targets are no figures
     found = [m.group(0) for m in FIGURE_WITH_UNIT.finditer(text)]
     if is_measure_column:
         found += [m.group(0) for m in BARE_NUMBER.finditer(text)]
