@@ -25,7 +25,9 @@ placeholder (RUN, N, FILE) or a shell variable ($X) becomes `1`, which every kin
 A code block's line is a whole command and must parse as it is. An inline span may be a fragment
 (`nmt eval --notebook-form`, `nmt bench train --nproc N`): an option or argument nmt says is
 required is added with the value `1` until it parses, so its flags and values are still checked;
-a span of command names alone (`nmt serve`, `nmt bench train`) must name nmt's (sub)commands.
+a span of command names alone (`nmt serve`, `nmt bench train`) must name nmt's (sub)commands,
+and `nmt ...` alone names the program. `--help` and `--version` are answered before anything else
+is checked, so a line holding one is checked without it, as a fragment.
 
 records: the rule is written out in scripts/check-records.sh.
 """
@@ -358,6 +360,14 @@ def subcommands(binary, path, cache={}):
 
 def check_quote(binary, arguments, is_inline, directory):
     """None when the quoted command parses, else nmt's first line of complaint."""
+    answered_first = [a for a in arguments if a in ("-h", "--help", "--version")]
+    if answered_first:
+        # CLI11 answers these before it checks the rest: check the rest as a fragment.
+        arguments = [a for a in arguments if a not in answered_first]
+        is_inline = True
+        if not arguments:
+            result = subprocess.run([binary] + answered_first, capture_output=True, text=True)
+            return None if result.returncode == 0 else f"exit status {result.returncode}"
     if is_inline and 0 < len(arguments) <= 2 and all(NAME.match(a) for a in arguments):
         for depth, name in enumerate(arguments):
             if name not in subcommands(binary, tuple(arguments[:depth])):
@@ -388,6 +398,8 @@ def check_commands(binary):
                 errors.append(f"{where}: {is_inline}")
                 continue
             arguments = [a for a in (normalise(w, is_inline) for w in words) if a is not None]
+            if not arguments and is_inline:
+                continue  # `nmt ...`: the program named, no command line
             jobs.setdefault((tuple(arguments), is_inline), []).append((where, " ".join(words)))
     with tempfile.TemporaryDirectory() as directory, \
             concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
