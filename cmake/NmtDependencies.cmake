@@ -64,27 +64,6 @@ endif()
 separate_arguments(_nmt_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(nmt_torch INTERFACE ${_nmt_torch_flags})
 
-# oneDNN's integer GEMM for int8 inference (model/int8_matmul.cpp). Debian's LibTorch loads the same
-# libdnnl.so.2; where the headers are missing (the GPU machine) int8 decoding is left out. The
-# headers are those of the library found: a PyTorch wheel ships oneDNN 3 headers but links its own
-# oneDNN privately, so its include directory (first in CMAKE_PREFIX_PATH) must not pair with
-# another oneDNN library.
-find_library(DNNL_LIBRARY dnnl)
-if(DNNL_LIBRARY)
-  get_filename_component(_nmt_dnnl_lib_dir "${DNNL_LIBRARY}" DIRECTORY)
-  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.h
-    HINTS "${_nmt_dnnl_lib_dir}/../include" "${_nmt_dnnl_lib_dir}/../../include" NO_CMAKE_PATH)
-endif()
-if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
-  add_library(nmt::dnnl INTERFACE IMPORTED)
-  target_include_directories(nmt::dnnl SYSTEM INTERFACE ${DNNL_INCLUDE_DIR})
-  target_link_libraries(nmt::dnnl INTERFACE ${DNNL_LIBRARY})
-  target_compile_definitions(nmt::dnnl INTERFACE NMT_WITH_DNNL)
-  set(NMT_HAVE_DNNL ON)
-else()
-  message(STATUS "oneDNN (libdnnl-dev) not found: int8 decoding is not built")
-endif()
-
 # c10d's Gloo process group: its header includes Gloo's, which Debian ships in libgloo-dev and the
 # PyTorch wheel may not. NCCL: in a CUDA LibTorch (the wheel), whose c10d was built with it.
 find_path(NMT_GLOO_INCLUDE_DIR gloo/config.h HINTS ${TORCH_INCLUDE_DIRS})

@@ -7,7 +7,6 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libtorch-dev libopenblas0-openmp          # LibTorch 1.13 (CPU) and a fast BLAS for it
-  libdnnl-dev                               # oneDNN integer GEMM for int8 decoding
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
   zlib1g-dev                                # gzip-compressed corpora

@@ -5,11 +5,13 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "nmt/check.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 #include "nmt/io.h"
 
 namespace nmt {
@@ -58,7 +60,10 @@ const char* name_of(const Choices<E>& choices, E value) {
   return "?";
 }
 
-enum class IntKind { kPositive, kNonNegative };
+enum class IntKind { kPositive, kNonNegative, kAny };
+
+// A field written as a duration ("40m", "1h30m": nmt/format.h) and held in seconds.
+struct DurationField {};
 
 // Reads the fields config_fields() names, checking types and ranges section by section, and
 // rejects keys no field claimed.
@@ -92,13 +97,17 @@ class ConfigReader {
   void operator()(const char* key, int64_t& field, IntKind kind) {
     const json* value = find(key);
     if (!value) return;
-    const char* expected =
-        kind == IntKind::kPositive ? "a positive integer" : "a non-negative integer";
+    const char* expected = kind == IntKind::kPositive      ? "a positive integer"
+                           : kind == IntKind::kNonNegative ? "a non-negative integer"
+                                                           : "an integer";
     if (!value->is_number_integer()) fail(path(key), expected, *value);
     const bool is_too_large =
         value->is_number_unsigned() &&
         value->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max());
-    if (is_too_large || value->get<int64_t>() < (kind == IntKind::kPositive ? 1 : 0)) {
+    const int64_t least = kind == IntKind::kPositive      ? 1
+                          : kind == IntKind::kNonNegative ? 0
+                                                          : std::numeric_limits<int64_t>::min();
+    if (is_too_large || value->get<int64_t>() < least) {
       fail(path(key), expected, *value);
     }
     field = value->get<int64_t>();
@@ -119,6 +128,21 @@ class ConfigReader {
     if (!value) return;
     if (!value->is_number()) fail(path(key), "a number", *value);
     field = value->get<double>();
+  }
+
+  void operator()(const char* key, double& seconds, DurationField) {
+    const json* value = find(key);
+    if (!value) return;
+    constexpr const char* kExpected =
+        "a duration such as \"90s\", \"40m\", \"2h\" or \"1h30m\" (0 = no limit)";
+    if (value->is_number() && value->get<double>() == 0.0) {
+      seconds = 0.0;
+      return;
+    }
+    const std::optional<double> parsed =
+        value->is_string() ? parse_duration(value->get<std::string>()) : std::nullopt;
+    if (!parsed) fail(path(key), kExpected, *value);
+    seconds = *parsed;
   }
 
   void operator()(const char* key, bool& field) {
@@ -240,6 +264,9 @@ class ConfigWriter {
     (*section_)[key] = field;
   }
   void operator()(const char* key, const int64_t& field, IntKind) { (*section_)[key] = field; }
+  void operator()(const char* key, const double& seconds, DurationField) {
+    (*section_)[key] = duration_text(seconds);
+  }
   void operator()(const char* key, const std::vector<data::CorpusFile>& files) {
     json list = json::array();
     for (const data::CorpusFile& file : files) {
@@ -292,6 +319,9 @@ void config_fields(Fields& f, Config& c) {
   f("shared_vocab", c.text.shared_vocab);
   f("model_type", c.text.model_type, kSubwordModels);
   f("character_coverage", c.text.character_coverage);
+  f("sampling_nbest", c.text.sampling_nbest, IntKind::kAny);
+  f("sampling_alpha", c.text.sampling_alpha);
+  f("bpe_dropout", c.text.bpe_dropout);
 
   f.section("model");
   f("d_model", c.model.d_model, IntKind::kPositive);
@@ -311,6 +341,7 @@ void config_fields(Fields& f, Config& c) {
   f("max_tokens", c.train.max_tokens, IntKind::kNonNegative);
   f("epochs", c.train.epochs, IntKind::kPositive);
   f("max_steps", c.train.max_steps, IntKind::kNonNegative);
+  f("max_time", c.train.max_time_seconds, DurationField{});
   f("lr", c.train.lr);
   f("schedule", c.train.schedule, kSchedules);
   f("warmup", c.train.warmup, IntKind::kPositive);

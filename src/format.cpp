@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <system_error>
 
 namespace nmt {
 
@@ -52,6 +53,43 @@ std::string format_duration(double seconds) {
     return std::to_string(total / 60) + " min " + std::to_string(total % 60) + " s";
   }
   return std::to_string(total / 3600) + " h " + std::to_string(total % 3600 / 60) + " min";
+}
+
+std::optional<double> parse_duration(std::string_view text) {
+  if (text.empty() || text == "0") return 0.0;
+  constexpr std::string_view kUnits = "hms";
+  constexpr double kSeconds[] = {3600.0, 60.0, 1.0};
+  double total = 0.0;
+  std::size_t next_unit = 0;  // units come in the order h, m, s, each at most once
+  const char* cursor = text.data();
+  const char* const end = text.data() + text.size();
+  while (cursor != end) {
+    double value = 0.0;
+    const auto [after, error] = std::from_chars(cursor, end, value, std::chars_format::fixed);
+    if (error != std::errc() || after == end || value < 0.0 || !std::isfinite(value)) {
+      return std::nullopt;
+    }
+    const std::size_t unit = kUnits.find(*after, next_unit);
+    if (unit == std::string_view::npos) return std::nullopt;
+    total += value * kSeconds[unit];
+    next_unit = unit + 1;
+    cursor = after + 1;
+  }
+  return total;
+}
+
+std::string duration_text(double seconds) {
+  if (!(seconds > 0.0)) return "0";
+  if (seconds > 1e12) return format_number(seconds) + "s";  // beyond any budget; no overflow
+  // Whole milliseconds, so that the text reads back to a value that writes the same text.
+  const long long milliseconds = std::llround(seconds * 1000.0);
+  const long long total = milliseconds / 1000;
+  std::string text;
+  if (total >= 3600) text += std::to_string(total / 3600) + "h";
+  if (total % 3600 >= 60) text += std::to_string(total % 3600 / 60) + "m";
+  const long long rest = total % 60 * 1000 + milliseconds % 1000;
+  if (rest > 0) text += format_number(static_cast<double>(rest) / 1000.0) + "s";
+  return text.empty() ? "0" : text;
 }
 
 std::string format_bytes(long long bytes) {

@@ -87,6 +87,7 @@ void fields(Visit& visit, EndRecord& r) {
   visit("message", r.message);
   visit("epoch", r.epoch);
   visit("step", r.step);
+  visit("batch", r.batch);
   visit("train_seconds", r.train_seconds);
   visit("best_valid_loss", r.best_valid_loss);
   visit("best_metric", r.best_metric);
@@ -105,6 +106,7 @@ void fields(Visit& visit, EvalRecord& r) {
   visit("chrf", r.chrf);
   visit("loss", r.loss);
   visit("perplexity", r.perplexity);
+  visit("by_source_length", r.by_source_length);
   visit("time", r.time);
 }
 
@@ -122,6 +124,17 @@ class JsonWriter {
   template <class T>
   void operator()(const char* key, const std::optional<T>& field) {
     if (field) out_[key] = *field;
+  }
+  void operator()(const char* key, const std::vector<LengthScore>& buckets) {
+    if (buckets.empty()) return;
+    json list = json::array();
+    for (const LengthScore& bucket : buckets) {
+      json item = {{"words", bucket.words}, {"sentences", bucket.sentences}};
+      item["bleu"] = bucket.bleu ? json(*bucket.bleu) : json(nullptr);
+      item["chrf"] = bucket.chrf ? json(*bucket.chrf) : json(nullptr);
+      list.push_back(std::move(item));
+    }
+    out_[key] = std::move(list);
   }
 
  private:
@@ -164,6 +177,15 @@ class JsonReader {
     }
     field = it->get<double>();
   }
+  void operator()(const char* key, std::optional<int64_t>& field) {
+    const auto it = in_.find(key);
+    if (it == in_.end() || it->is_null()) return;
+    if (!it->is_number_integer()) {
+      is_valid_ = false;
+      return;
+    }
+    field = it->get<int64_t>();
+  }
   void operator()(const char* key, std::optional<std::string>& field) {
     const auto it = in_.find(key);
     if (it == in_.end() || it->is_null()) return;
@@ -172,6 +194,28 @@ class JsonReader {
       return;
     }
     field = it->get<std::string>();
+  }
+
+  void operator()(const char* key, std::vector<LengthScore>& buckets) {
+    const auto it = in_.find(key);
+    if (it == in_.end()) return;
+    if (!it->is_array()) {
+      is_valid_ = false;
+      return;
+    }
+    for (const json& item : *it) {
+      LengthScore bucket;
+      JsonReader reader(item);
+      reader("words", bucket.words);
+      reader("sentences", bucket.sentences);
+      reader("bleu", bucket.bleu);
+      reader("chrf", bucket.chrf);
+      if (!item.is_object() || !reader.is_valid()) {
+        is_valid_ = false;
+        return;
+      }
+      buckets.push_back(std::move(bucket));
+    }
   }
 
   bool is_valid() const { return is_valid_; }

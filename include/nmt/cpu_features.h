@@ -4,10 +4,10 @@
 
 namespace nmt {
 
-// AVX512-BF16: bf16 dot products in hardware, which oneDNN's bf16 matrix products use.
+// AVX512-BF16: bf16 dot products in hardware, which LibTorch's bf16 matrix products use.
 bool cpu_has_avx512_bf16();
 
-// AVX512-VNNI: int8 dot products in hardware, which oneDNN's int8 matrix products use.
+// AVX512-VNNI: int8 dot products in hardware, which nmt's int8 kernel uses (model/vnni_gemm.h).
 bool cpu_has_avx512_vnni();
 
 }  // namespace nmt

@@ -83,9 +83,9 @@ struct AverageRecord {
 
 // Training stopped.
 struct EndRecord {
-  std::string reason;   // finished, early_stopped, step_limit, interrupted, diverged
+  std::string reason;   // finished, early_stopped, step_limit, interrupted, diverged, time_limit
   std::string message;  // the sentence shown to the user
-  int64_t epoch = 0;
+  int64_t epoch = 0;    // epochs completed
   int64_t step = 0;
   double train_seconds = 0.0;
   std::optional<double> best_valid_loss{};   // with best_metric "loss"
@@ -93,6 +93,17 @@ struct EndRecord {
   std::optional<double> best_score{};        // of best.pt, in best_metric
   std::optional<double> best_step{};         // the step best.pt was saved at
   double time = 0.0;
+  // Where in the unfinished epoch training stopped: its next batch (0 at an epoch's end). Absent
+  // in records written before it existed.
+  std::optional<int64_t> batch{};
+};
+
+// BLEU and chrF of the evaluated sentences whose source length falls in one range.
+struct LengthScore {
+  std::string words;  // "0-5", "6-10", "11-15", "16-30", "31+": whitespace words of the source
+  int64_t sentences = 0;
+  std::optional<double> bleu{};  // absent when no sentence falls in the range
+  std::optional<double> chrf{};
 };
 
 // `nmt eval` scored a model.
@@ -106,6 +117,8 @@ struct EvalRecord {
   double loss = 0.0;
   double perplexity = 0.0;
   double time = 0.0;
+  // By source length, shortest first; empty in records written before it existed.
+  std::vector<LengthScore> by_source_length{};
 };
 
 using MetricsRecord = std::variant<StartRecord,

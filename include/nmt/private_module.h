@@ -1,10 +1,7 @@
 // A shared library of nmt's own, loaded at run time in a symbol scope of its own
 // (RTLD_LOCAL | RTLD_DEEPBIND): the module and the libraries it brings resolve their symbols among
-// themselves before the process's. Two libraries need that:
-//  - SentencePiece: Debian's libsentencepiece.so carries a protobuf that clashes with the one
-//    Debian's LibTorch links (text/sentencepiece_backend.h);
-//  - oneDNN (int8 decoding): a PyTorch wheel's LibTorch carries its own oneDNN 3, and its inline
-//    functions of the same names would take the place of Debian's oneDNN 2 (model/int8_matmul.h).
+// themselves before the process's. SentencePiece needs that: Debian's libsentencepiece.so carries
+// a protobuf that clashes with the one Debian's LibTorch links (text/sentencepiece_backend.h).
 // Torch-free; throws nmt::Error naming the places tried when a module cannot be loaded; never logs.
 #pragma once
 

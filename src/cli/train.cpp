@@ -41,6 +41,10 @@ Command add_train(CLI::App& app) {
   flags->add<int64_t>("--epochs", "train.epochs", "Passes over the training split");
   flags->add<int64_t>("--max-steps", "train.max_steps",
                       "Stop after this many updates, 0 = no limit");
+  flags->add<std::string>(
+      "--max-time", "train.max_time",
+      "Training time budget, e.g. 90s, 40m, 2h, 1h30m: stop there, validate, average and\n"
+      "report as at a normal end; counts training across resumes, not validation (0 = none)");
   flags->add<int64_t>("--batch-size", "train.batch_size", "Sentences per batch");
   flags->add<int64_t>("--max-tokens", "train.max_tokens",
                       "Padded target tokens per batch, 0 = use --batch-size");

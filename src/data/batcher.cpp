@@ -1,11 +1,14 @@
 #include "nmt/data/batcher.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <numeric>
 
 #include "data/random.h"
+#include "nmt/error.h"
+#include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::data {
@@ -76,6 +79,33 @@ std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs,
     encoded.push_back(
         {tokenizers.source->encode(pair.source), tokenizers.target->encode(pair.target)});
   }
+  return encoded;
+}
+
+std::vector<EncodedPair> sample_pairs(const std::vector<SentencePair>& pairs,
+                                      const text::TokenizerPair& tokenizers,
+                                      const text::SubwordSampling& sampling,
+                                      uint64_t seed,
+                                      int64_t epoch) {
+  const auto* source = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.source.get());
+  const auto* target = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.target.get());
+  if (!source || !target) {
+    throw ConfigError("text.tokenizer: subword sampling needs SentencePiece models");
+  }
+  // A different stream from the batch order's, which epoch_seed(seed, epoch) also starts.
+  const uint64_t base = epoch_seed(seed ^ 0xD1B54A32D192ED03ull, epoch);
+  const auto seed_of = [base](std::size_t pair, uint64_t side) {
+    SplitMix64 mix(base + 2 * static_cast<uint64_t>(pair) + side);
+    return static_cast<uint32_t>(mix.next());
+  };
+  std::vector<EncodedPair> encoded(pairs.size());
+  at::parallel_for(0, static_cast<int64_t>(pairs.size()), 256, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const auto index = static_cast<std::size_t>(i);
+      encoded[index] = {source->sample(pairs[index].source, sampling, seed_of(index, 0)),
+                        target->sample(pairs[index].target, sampling, seed_of(index, 1))};
+    }
+  });
   return encoded;
 }
 

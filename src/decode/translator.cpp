@@ -129,7 +129,7 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
   const auto work = [&](std::size_t worker) {
     c10::InferenceMode inference;  // thread-local, like the grad mode
     try {
-      at::set_num_threads(threads);  // this thread's OpenMP team, for oneDNN and OpenBLAS too
+      at::set_num_threads(threads);  // this thread's OpenMP team, for OpenBLAS too
       for (std::size_t b = next++; b < count; b = next++) results[b] = decode(batches[b]);
     } catch (...) {
       errors[worker] = std::current_exception();
@@ -154,11 +154,11 @@ model::WeightForm decoding_form(Precision precision, const c10::Device& device) 
     case Precision::kBf16:
       return model::WeightForm::kBf16;
     case Precision::kInt8:
-      // Without VNNI, oneDNN's int8 kernels add pairs of products in 16 bits, which can saturate.
+      // nmt's int8 kernel is made of AVX512-VNNI instructions (model/vnni_gemm.h).
       if (device.is_cuda() || !has_int8) {
         throw ConfigError(
-            "decode.precision: int8 needs the CPU, one with AVX512-VNNI, and nmt built with oneDNN "
-            "(libdnnl-dev); use bf16 or fp32 here");
+            "decode.precision: int8 needs the CPU, one with AVX512-VNNI, and nmt built for "
+            "x86-64; use bf16 or fp32 here");
       }
       return model::WeightForm::kInt8;
     case Precision::kAuto:

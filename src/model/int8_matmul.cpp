@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/int8_backend.h"
-
 namespace nmt::model {
 namespace {
 
@@ -26,6 +24,18 @@ NMT_VECTOR_CLONES float quantize_row(const float* x, int64_t n, int8_t* out) {
   const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
   const float inverse = 1.0f / scale;
   for (int64_t k = 0; k < n; ++k) out[k] = static_cast<int8_t>(std::nearbyint(x[k] * inverse));
+  return scale;
+}
+
+// The same quantisation, written as q + 128 in unsigned bytes (the kernel's activations).
+NMT_VECTOR_CLONES float quantize_row_shifted(const float* x, int64_t n, uint8_t* out) {
+  float largest = 0.0f;
+  for (int64_t k = 0; k < n; ++k) largest = std::max(largest, std::fabs(x[k]));
+  const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
+  const float inverse = 1.0f / scale;
+  for (int64_t k = 0; k < n; ++k) {
+    out[k] = static_cast<uint8_t>(static_cast<int>(std::nearbyint(x[k] * inverse)) + 128);
+  }
   return scale;
 }
 
@@ -49,7 +59,7 @@ NMT_VECTOR_CLONES void dequantize_row(const int32_t* sums,
 }  // namespace
 
 bool has_int8_matmul() {
-#ifdef NMT_WITH_DNNL
+#ifdef NMT_WITH_VNNI_KERNEL
   return true;
 #else
   return false;
@@ -57,25 +67,23 @@ bool has_int8_matmul() {
 }
 
 Int8Matrix quantize_rows(const at::Tensor& weight) {
-  TORCH_CHECK(has_int8_matmul(), "int8 inference needs oneDNN: rebuild nmt with libdnnl-dev");
+  TORCH_CHECK(has_int8_matmul(), "int8 inference needs nmt's x86-64 int8 kernel");
   const at::Tensor w = weight.detach().to(at::kFloat).contiguous().cpu();
   Int8Matrix matrix;
-#ifdef NMT_WITH_DNNL
-  matrix.module = PrivateModule::load("libnmt_int8.so", "NMT_INT8_MODULE", NMT_INT8_MODULE_PATH,
-                                      "nmt_gemm_s8s8s32");
-  matrix.gemm = reinterpret_cast<decltype(matrix.gemm)>(matrix.module->symbol("nmt_gemm_s8s8s32"));
-#endif
   matrix.rows = w.size(0);
   matrix.cols = w.size(1);
-  matrix.values.resize(static_cast<std::size_t>(matrix.rows * matrix.cols));
+  std::vector<int8_t> values(static_cast<std::size_t>(matrix.rows * matrix.cols));
   matrix.scales.resize(static_cast<std::size_t>(matrix.rows));
   const float* data = w.data_ptr<float>();
   at::parallel_for(0, matrix.rows, 64, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       matrix.scales[static_cast<std::size_t>(r)] =
-          quantize_row(data + r * matrix.cols, matrix.cols, matrix.values.data() + r * matrix.cols);
+          quantize_row(data + r * matrix.cols, matrix.cols, values.data() + r * matrix.cols);
     }
   });
+#ifdef NMT_WITH_VNNI_KERNEL
+  matrix.packed = pack_int8_weight(values.data(), matrix.rows, matrix.cols);
+#endif
   return matrix;
 }
 
@@ -87,16 +95,17 @@ void int8_gemm(const float* x,
                Int8Scratch& scratch) {
   const int64_t k = weight.cols;
   const int64_t n = weight.rows;
-  scratch.quantized.resize(static_cast<std::size_t>(m * k));
+  const int64_t stride = weight.packed.padded_cols;
+  scratch.activations.resize(static_cast<std::size_t>(m * stride));
   scratch.row_scales.resize(static_cast<std::size_t>(m));
   scratch.sums.resize(static_cast<std::size_t>(m * n));
   for (int64_t i = 0; i < m; ++i) {
     scratch.row_scales[static_cast<std::size_t>(i)] =
-        quantize_row(x + i * k, k, scratch.quantized.data() + i * k);
+        quantize_row_shifted(x + i * k, k, scratch.activations.data() + i * stride);
   }
-  const int status = weight.gemm(m, n, k, scratch.quantized.data(), weight.values.data(),
-                                 scratch.sums.data());
-  TORCH_CHECK(status == 0, "oneDNN int8 GEMM failed with status ", status);
+#ifdef NMT_WITH_VNNI_KERNEL
+  vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.sums.data());
+#endif
   for (int64_t i = 0; i < m; ++i) {
     dequantize_row(scratch.sums.data() + i * n, n, scratch.row_scales[static_cast<std::size_t>(i)],
                    weight.scales.data(), bias, y + i * n);

@@ -24,7 +24,7 @@ std::string cuda_line() {
 }
 
 std::string int8_line() {
-  if (!model::has_int8_inference()) return "no (built without oneDNN's headers, libdnnl-dev)";
+  if (!model::has_int8_inference()) return "no (nmt's int8 kernel is built for x86-64 only)";
   return cpu_has_avx512_vnni() ? "yes (this CPU has AVX512-VNNI: the default for decoding)"
                                : "yes (this CPU lacks AVX512-VNNI: decoding defaults to fp32)";
 }
@@ -43,7 +43,7 @@ std::string describe_build(const std::string& nmt_version) {
       "  CUDA          {}\n"
       "  NCCL          {}\n"
       "  Gloo          {}\n"
-      "  oneDNN int8   {}\n"
+      "  int8 (VNNI)   {}\n"
       "  bf16 on CPU   {}\n"
       "  CPU threads   {} hardware threads",
       nmt_version, TORCH_VERSION, cuda_line(),

@@ -72,6 +72,19 @@ std::string references_form(text::CleanMode clean) {
              : "hypotheses detokenised, references as raw text (NFKC, whitespace squeezed)";
 }
 
+// Whitespace words of each source as the user wrote it (see evaluation.h).
+std::vector<std::size_t> source_words(const EvalData& data, text::CleanMode clean) {
+  const bool is_split_in_notebook_form =
+      data.sources_are_cleaned && clean == text::CleanMode::kNotebook;
+  std::vector<std::size_t> words;
+  words.reserve(data.sources.size());
+  for (const std::string& source : data.sources) {
+    words.push_back(
+        text::count_words(is_split_in_notebook_form ? text::join_punctuation(source) : source));
+  }
+  return words;
+}
+
 void write_lines(const std::string& path, const std::vector<std::string>& lines) {
   write_file_atomically(path, [&lines](std::ostream& out) {
     for (const auto& line : lines) out << line << '\n';
@@ -115,6 +128,8 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
   }
   if (!options.hypotheses_out.empty()) write_lines(options.hypotheses_out, report.hypotheses);
   report.scores = eval::score_corpus(report.hypotheses, {references});
+  report.by_source_length = eval::score_by_source_length(source_words(data, config.text.clean),
+                                                         report.hypotheses, {references});
   const data::BatchingOptions batching{config.train.batch_size, config.train.max_tokens, 0,
                                        /*shuffle=*/false};
   report.loss =
@@ -136,6 +151,7 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
 
 nlohmann::json eval_report_json(const EvalReport& report) {
   nlohmann::json result = eval::scores_json(report.scores);
+  result["by_source_length"] = eval::length_buckets_json(report.by_source_length);
   result["loss"] = report.loss.loss;
   result["nll"] = report.loss.nll;
   result["perplexity"] = std::exp(report.loss.nll);
@@ -149,7 +165,7 @@ nlohmann::json eval_report_json(const EvalReport& report) {
 }
 
 std::string eval_report_text(const EvalReport& report) {
-  return eval::scores_text(report.scores) +
+  return eval::scores_text(report.scores) + eval::length_buckets_text(report.by_source_length) +
          fmt::format("loss = {:.4f} (label-smoothed, per target token)  perplexity = {:.2f}\n",
                      report.loss.loss, std::exp(report.loss.nll)) +
          fmt::format("{} sentences of the {} with {} ({:.1f} sentences/s)\n",
@@ -168,6 +184,15 @@ EvalRecord eval_record(const EvalReport& report) {
   record.chrf = report.scores.chrf.score;
   record.loss = report.loss.loss;
   record.perplexity = std::exp(report.loss.nll);
+  for (const eval::LengthBucket& bucket : report.by_source_length) {
+    LengthScore score{bucket.label(), static_cast<int64_t>(bucket.sentences), std::nullopt,
+                      std::nullopt};
+    if (bucket.scores) {
+      score.bleu = bucket.scores->bleu.score;
+      score.chrf = bucket.scores->chrf.score;
+    }
+    record.by_source_length.push_back(std::move(score));
+  }
   return record;
 }
 

@@ -102,11 +102,22 @@ RunSetup fresh_run(const TrainRequest& request) {
   // Fine-tuning: the parent's vocabularies and model shape, so that its weights fit.
   const RunDir parent = resolve_run_dir(setup.config.train.init_from, "--init-from");
   const Config parent_config = load_config(parent.config());
+  const text::TextOptions own_text = setup.config.text;
   setup.config.text = parent_config.text;
+  // Subword sampling is how this run trains, not part of the vocabulary: the new run's own.
+  setup.config.text.sampling_nbest = own_text.sampling_nbest;
+  setup.config.text.sampling_alpha = own_text.sampling_alpha;
+  setup.config.text.bpe_dropout = own_text.bpe_dropout;
   setup.config.model = parent_config.model;
+  try {
+    setup.config.validate();
+  } catch (const ConfigError& error) {
+    throw ConfigError(request.config_path + ": " + error.what() + " (text settings of " +
+                      parent.path() + ", the run --init-from names)");
+  }
   spdlog::info(
-      "fine-tuning {}: its vocabularies and model settings replace the text and model "
-      "sections of {}",
+      "fine-tuning {}: its vocabularies and model settings replace the text (but subword "
+      "sampling) and model sections of {}",
       parent.path(), request.config_path);
   setup.prepared = prepare_data(setup.config, setup.run, &parent);
   return setup;
@@ -158,6 +169,7 @@ void log_outcome(const TrainOutcome& outcome) {
     case train::StopReason::kFinished:
     case train::StopReason::kEarlyStopped:
     case train::StopReason::kStepLimit:
+    case train::StopReason::kTimeLimit:
       spdlog::info("{}; {} steps in {}, {:.0f} target tokens/s. Model in {}", result.message,
                    result.progress.step, format_clock(result.progress.train_seconds),
                    static_cast<double>(result.progress.target_tokens) /
@@ -257,6 +269,12 @@ TrainOutcome train_run(const TrainRequest& request) {
       device,       request.is_terminal, communicator};
   trainer_setup.score_translations =
       make_validation_scorer(config, tokenizers, setup.prepared.splits.valid, device);
+  if (const std::optional<text::SubwordSampling> sampling = text::subword_sampling(config.text)) {
+    trainer_setup.encode_epoch = [&pairs = setup.prepared.splits.train, tokenizers,
+                                  sampling = *sampling, seed = config.train.seed](int64_t epoch) {
+      return data::sample_pairs(pairs, tokenizers, sampling, seed, epoch);
+    };
+  }
   train::Trainer trainer(model, trainer_setup,
                          data::encode_pairs(setup.prepared.splits.train, tokenizers),
                          data::encode_pairs(setup.prepared.splits.valid, tokenizers));
@@ -299,6 +317,7 @@ int exit_status(train::StopReason reason) {
     case train::StopReason::kFinished:
     case train::StopReason::kEarlyStopped:
     case train::StopReason::kStepLimit:
+    case train::StopReason::kTimeLimit:
       return 0;
     case train::StopReason::kInterrupted:
       return 130;

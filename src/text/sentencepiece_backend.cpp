@@ -4,6 +4,15 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <random>
+
+// The generator SentencePiece samples with: one per thread, seeded once, when the thread first
+// samples (SetRandomGeneratorSeed reaches only threads that have not sampled yet). libsentencepiece
+// exports it (0.1.97 to 0.2.0) but declares it in a header it does not install (src/util.h).
+namespace sentencepiece::random {
+std::mt19937* GetRandomGenerator();
+}  // namespace sentencepiece::random
+
 namespace nmt::text {
 namespace {
 
@@ -40,6 +49,18 @@ class LibraryBackend final : public SentencePieceBackend {
   std::vector<int> encode(const std::string& text) const override {
     std::vector<int> ids;
     processor_.Encode(text, &ids).IgnoreError();
+    return ids;
+  }
+
+  std::vector<int> sample_encode(const std::string& text,
+                                 int nbest_size,
+                                 float alpha,
+                                 uint32_t seed) const override {
+    // Reseeding the thread's generator for each sentence makes its sample depend on (text, seed)
+    // alone, not on which thread encodes it or what that thread sampled before.
+    sentencepiece::random::GetRandomGenerator()->seed(seed);
+    std::vector<int> ids;
+    processor_.SampleEncode(text, nbest_size, alpha, &ids).IgnoreError();
     return ids;
   }
 

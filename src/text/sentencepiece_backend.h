@@ -8,6 +8,7 @@
 // this class's vtable; both sides share the C++ standard library, so std types cross safely.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,14 @@ class SentencePieceBackend {
   // Loads a serialized model; returns "" or the library's error.
   virtual std::string load(const std::string& serialized) = 0;
   virtual std::vector<int> encode(const std::string& text) const = 0;
+  // Ids of text in a segmentation SentencePiece samples (SampleEncode: a unigram model draws from
+  // its n best segmentations, or from all of them when nbest_size is -1, with smoothing alpha; a
+  // BPE model drops each merge with probability alpha), drawn with a generator seeded by seed
+  // alone. Thread-safe.
+  virtual std::vector<int> sample_encode(const std::string& text,
+                                         int nbest_size,
+                                         float alpha,
+                                         uint32_t seed) const = 0;
   virtual std::string decode(const std::vector<int>& ids) const = 0;
   virtual std::string piece(int id) const = 0;
   virtual int size() const = 0;

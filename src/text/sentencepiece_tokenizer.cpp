@@ -72,6 +72,14 @@ std::vector<int64_t> SentencePieceTokenizer::encode(std::string_view cleaned) co
   return {ids.begin(), ids.end()};
 }
 
+std::vector<int64_t> SentencePieceTokenizer::sample(std::string_view cleaned,
+                                                    const SubwordSampling& sampling,
+                                                    uint32_t seed) const {
+  const std::vector<int> ids =
+      backend_->sample_encode(std::string(cleaned), sampling.nbest_size, sampling.alpha, seed);
+  return {ids.begin(), ids.end()};
+}
+
 std::string SentencePieceTokenizer::decode(const std::vector<int64_t>& ids) const {
   std::vector<int> kept;
   kept.reserve(ids.size());

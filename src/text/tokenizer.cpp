@@ -47,6 +47,56 @@ void TextOptions::validate() const {
     throw ConfigError("character_coverage: expected a number in (0, 1], got " +
                       format_number(character_coverage));
   }
+  if (sampling_nbest < -1 || sampling_nbest > 512) {  // SentencePiece's limit
+    throw ConfigError(
+        "sampling_nbest: expected -1 (every segmentation), 0 or 1 (off) or at most 512, got " +
+        std::to_string(sampling_nbest));
+  }
+  check::non_negative("sampling_alpha", sampling_alpha);
+  check::fraction("bpe_dropout", bpe_dropout);
+  const bool is_sentencepiece = tokenizer == TokenizerKind::kSentencePiece;
+  const bool samples_unigram = sampling_nbest != 0 && sampling_nbest != 1;
+  if (samples_unigram || sampling_alpha > 0.0) {
+    const char* key = samples_unigram ? "sampling_nbest" : "sampling_alpha";
+    if (!is_sentencepiece) {
+      throw ConfigError(std::string(key) +
+                        ": subword sampling needs tokenizer \"sentencepiece\" (a word vocabulary "
+                        "has one segmentation)");
+    }
+    if (model_type != SubwordModel::kUnigram) {
+      throw ConfigError(std::string(key) +
+                        ": samples segmentations of unigram models; model_type \"bpe\" samples "
+                        "with bpe_dropout");
+    }
+    if (!samples_unigram) {
+      throw ConfigError(
+          "sampling_alpha: needs sampling_nbest -1 (every segmentation) or above 1 "
+          "(the n best); 0 and 1 sample nothing");
+    }
+    if (sampling_alpha <= 0.0) {
+      throw ConfigError("sampling_alpha: expected a positive number with sampling_nbest " +
+                        std::to_string(sampling_nbest) + " (Kudo 2018: 0.1-0.5), got " +
+                        format_number(sampling_alpha));
+    }
+  }
+  if (bpe_dropout > 0.0) {
+    if (!is_sentencepiece) {
+      throw ConfigError("bpe_dropout: needs tokenizer \"sentencepiece\" with model_type \"bpe\"");
+    }
+    if (model_type != SubwordModel::kBpe) {
+      throw ConfigError(
+          "bpe_dropout: needs model_type \"bpe\"; unigram models sample with sampling_nbest and "
+          "sampling_alpha");
+    }
+  }
+}
+
+std::optional<SubwordSampling> subword_sampling(const TextOptions& options) {
+  if (options.bpe_dropout > 0.0)
+    return SubwordSampling{-1, static_cast<float>(options.bpe_dropout)};
+  if (options.sampling_nbest == 0 || options.sampling_nbest == 1) return std::nullopt;
+  return SubwordSampling{static_cast<int>(options.sampling_nbest),
+                         static_cast<float>(options.sampling_alpha)};
 }
 
 TokenizerPair train_tokenizers(const TextOptions& options,

@@ -5,8 +5,14 @@
 #include "nmt/check.h"
 #include "nmt/cpu_features.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 
 namespace nmt::train {
+namespace {
+
+constexpr double kMaxTimeSeconds = 100000.0 * 3600.0;  // 100,000 hours: past any real budget
+
+}  // namespace
 
 bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16) {
   switch (precision) {
@@ -41,6 +47,12 @@ void TrainOptions::validate() const {
   check::non_negative("max_tokens", max_tokens);
   check::positive("epochs", epochs);
   check::non_negative("max_steps", max_steps);
+  if (max_time_seconds != 0.0 &&
+      !(max_time_seconds >= 1.0 && max_time_seconds <= kMaxTimeSeconds)) {
+    throw ConfigError("max_time: expected 0 (no limit) or from 1s to " +
+                      duration_text(kMaxTimeSeconds) + ", got " + format_number(max_time_seconds) +
+                      " s");
+  }
   check::positive("lr", lr);
   check::positive("warmup", warmup);
   check::fraction("label_smoothing", label_smoothing);

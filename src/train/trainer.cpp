@@ -120,6 +120,8 @@ const char* stop_reason_name(StopReason reason) {
       return "diverged";
     case StopReason::kStepLimit:
       return "step_limit";
+    case StopReason::kTimeLimit:
+      return "time_limit";
   }
   return "?";
 }
@@ -183,16 +185,22 @@ UpdateBatches Trainer::update_batches(const data::BatchPlan& plan,
   }
   update.collate_seconds = seconds_since(start);
   update.is_stop_requested = stop_requested;
+  // Rank 0's clock decides: its training time is the one checkpoints record.
+  const double budget = setup_.options.max_time_seconds;
+  update.is_out_of_time = is_writer() && budget > 0.0 && progress_.train_seconds >= budget;
   if (setup_.communicator) {
-    // One small all-reduce: the update's tokens on all ranks, and whether any rank was told to
-    // stop (a signal reaches one rank or all; either way they stop at the same update).
-    at::Tensor shared =
-        at::tensor({update.tokens, static_cast<int64_t>(stop_requested)}, at::kLong);
+    // One small all-reduce: the update's tokens on all ranks, whether any rank was told to stop
+    // (a signal reaches one rank or all; either way they stop at the same update), and whether
+    // rank 0 has spent the time budget.
+    at::Tensor shared = at::tensor({update.tokens, static_cast<int64_t>(stop_requested),
+                                    static_cast<int64_t>(update.is_out_of_time)},
+                                   at::kLong);
     if (setup_.device.is_cuda()) shared = shared.to(setup_.device);
     setup_.communicator->sum({shared}, "the update's token count");
     shared = shared.cpu();
     update.tokens = shared[0].item<int64_t>();
     update.is_stop_requested = shared[1].item<int64_t>() > 0;
+    update.is_out_of_time = shared[2].item<int64_t>() > 0;
   }
   return update;
 }
@@ -467,14 +475,16 @@ std::optional<TrainStop> Trainer::validate_between_epochs(TrainingSession& sessi
   return share_verdict(std::move(stop));
 }
 
-void Trainer::write_average(MetricsLog& metrics) {
+void Trainer::write_average(MetricsLog& metrics, bool with_current) {
   const RunDir& run = setup_.run;
   std::vector<std::string> paths;
-  const int64_t first = std::max<int64_t>(1, progress_.epoch - setup_.options.average_last + 1);
+  const int64_t epochs = setup_.options.average_last - (with_current ? 1 : 0);
+  const int64_t first = std::max<int64_t>(1, progress_.epoch - epochs + 1);
   for (int64_t epoch = first; epoch <= progress_.epoch; ++epoch) {
     if (std::filesystem::exists(run.epoch_weights(epoch)))
       paths.push_back(run.epoch_weights(epoch));
   }
+  if (with_current) paths.push_back(run.checkpoint());
   if (paths.size() < 2) return;
   load_averaged_weights(paths, model_, setup_.device);
   const ValidationResult valid = validate();
@@ -484,39 +494,59 @@ void Trainer::write_average(MetricsLog& metrics) {
       valid.tokens == 0 || improves(metric, metric_value(metric, valid), progress_.best_score);
   metrics.write(AverageRecord{static_cast<int64_t>(paths.size()), valid.loss, std::exp(valid.nll),
                               is_better});
+  const std::string mean =
+      with_current
+          ? fmt::format("the mean of the last {} epochs and the weights training stopped at",
+                        paths.size() - 1)
+          : fmt::format("the mean of the last {} epochs", paths.size());
   if (is_better) {
     save(run.averaged(), WithOptimizer::kNo);
-    spdlog::info("averaged.pt: mean of the last {} epochs, {}, better than best.pt", paths.size(),
-                 describe_validation(valid));
+    spdlog::info("averaged.pt: {}, {}, better than best.pt", mean, describe_validation(valid));
   } else {
     std::error_code ignored;
     std::filesystem::remove(run.averaged(), ignored);
-    spdlog::info(
-        "the mean of the last {} epochs ({}) is not better than best.pt ({} {:.4f}): not kept",
-        paths.size(), describe_validation(valid), metric_label(metric), progress_.best_score);
+    spdlog::info("{} ({}) is not better than best.pt ({} {:.4f}): not kept", mean,
+                 describe_validation(valid), metric_label(metric), progress_.best_score);
   }
   // The run's latest checkpoint stays the trained model; the average is its own file.
   load_checkpoint(run.checkpoint(), model_, nullptr, setup_.device, /*restore_rng=*/false);
 }
 
-std::optional<TrainStop> Trainer::check_stop(bool stop_requested) {
+std::optional<TrainStop> Trainer::check_stop(bool stop_requested, bool is_out_of_time) {
   const bool is_at_limit =
       setup_.options.max_steps > 0 && progress_.step >= setup_.options.max_steps;
-  if (!is_at_limit && !stop_requested) return std::nullopt;
+  if (!is_at_limit && !stop_requested && !is_out_of_time) return std::nullopt;
   save(setup_.run.checkpoint(), WithOptimizer::kYes);
   if (is_at_limit) {
     return TrainStop{
         StopReason::kStepLimit,
         "reached max_steps (" + std::to_string(setup_.options.max_steps) + "); checkpoint saved"};
   }
-  return TrainStop{StopReason::kInterrupted, "interrupted at epoch " +
-                                                 std::to_string(progress_.epoch + 1) + ", batch " +
-                                                 std::to_string(progress_.batch) +
-                                                 "; checkpoint saved, continue with --resume"};
+  const std::string where =
+      "epoch " + std::to_string(progress_.epoch + 1) + ", batch " + std::to_string(progress_.batch);
+  if (stop_requested) {
+    return TrainStop{StopReason::kInterrupted,
+                     "interrupted at " + where + "; checkpoint saved, continue with --resume"};
+  }
+  return TrainStop{StopReason::kTimeLimit,
+                   "spent the training time budget of " +
+                       duration_text(setup_.options.max_time_seconds) + " (train.max_time) at " +
+                       where + ", step " + std::to_string(progress_.step) + "; checkpoint saved"};
+}
+
+bool Trainer::has_just_validated() const {
+  const int64_t every = setup_.options.valid_every;
+  return every > 0 ? progress_.step > 0 && progress_.step % every == 0
+                   : progress_.epoch > 0 && progress_.batch == 0;
 }
 
 EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
   const TrainOptions& options = setup_.options;
+  if (setup_.encode_epoch) {
+    const auto start = Clock::now();
+    train_ = setup_.encode_epoch(progress_.epoch);
+    progress_.train_seconds += seconds_since(start);
+  }
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
   const int64_t per_update = batches_per_update();
@@ -527,7 +557,8 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
   for (int64_t b = progress_.batch; b < batches; b += per_update) {
     const auto start = Clock::now();
     const UpdateBatches update = update_batches(plan, b, stop_requested.load());
-    if (std::optional<TrainStop> stop = check_stop(update.is_stop_requested)) {
+    if (std::optional<TrainStop> stop =
+            check_stop(update.is_stop_requested, update.is_out_of_time)) {
       session.display.clear();
       return {0.0, std::move(stop)};
     }
@@ -555,16 +586,21 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
     ++session.batches;
     const int64_t remaining = updates_for(batches - progress_.batch) +
                               (options.epochs - progress_.epoch - 1) * updates_for(batches);
-    ProgressLine line{
-        progress_.epoch + 1,
-        options.epochs,
-        progress_.batch,
-        batches,
-        progress_.step,
-        last_loss,
-        learning_rate(options, progress_.step),
-        0.0,
-        static_cast<double>(remaining) * session.seconds / static_cast<double>(session.batches)};
+    double eta_seconds =
+        static_cast<double>(remaining) * session.seconds / static_cast<double>(session.batches);
+    if (options.max_time_seconds > 0.0) {
+      eta_seconds =
+          std::min(eta_seconds, std::max(0.0, options.max_time_seconds - progress_.train_seconds));
+    }
+    ProgressLine line{progress_.epoch + 1,
+                      options.epochs,
+                      progress_.batch,
+                      batches,
+                      progress_.step,
+                      last_loss,
+                      learning_rate(options, progress_.step),
+                      0.0,
+                      eta_seconds};
     if (is_log_step) {
       line.loss = window.mean_loss();
       line.tokens_per_second = window.tokens_per_second();
@@ -614,20 +650,29 @@ TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
     EpochOutcome outcome = run_epoch(stop_requested, session);
     stop = outcome.stop ? std::move(outcome.stop) : finish_epoch(session, outcome.mean_loss);
   }
+  const bool is_out_of_time = stop && stop->reason == StopReason::kTimeLimit;
+  if (is_out_of_time && !valid_.empty() && !has_just_validated()) {
+    // The weights the budget stopped at are validated, as the last epoch's are at a planned end.
+    std::optional<TrainStop> after = validate_between_epochs(session);
+    if (after && after->reason == StopReason::kDiverged) stop = std::move(after);
+  }
   check_ranks_agree("at the end of training");
   TrainResult result;
   result.reason = stop ? stop->reason : StopReason::kFinished;
   result.message = stop ? stop->message : "trained " + std::to_string(progress_.epoch) + " epochs";
-  const bool has_ended_normally =
-      result.reason == StopReason::kFinished || result.reason == StopReason::kEarlyStopped;
+  const bool has_ended_normally = result.reason == StopReason::kFinished ||
+                                  result.reason == StopReason::kEarlyStopped ||
+                                  result.reason == StopReason::kTimeLimit;
   if (has_ended_normally && setup_.options.average_last > 0 && session.metrics) {
-    write_average(*session.metrics);
+    write_average(*session.metrics,
+                  /*with_current=*/result.reason == StopReason::kTimeLimit && progress_.batch > 0);
   }
   EndRecord end;
   end.reason = stop_reason_name(result.reason);
   end.message = result.message;
   end.epoch = progress_.epoch;
   end.step = progress_.step;
+  end.batch = progress_.batch;
   end.train_seconds = progress_.train_seconds;
   const BestMetric metric = setup_.options.best_metric;
   if (std::isfinite(progress_.best_score)) {

@@ -259,6 +259,50 @@ std::string evaluation_table(const std::vector<MetricsRecord>& records) {
          rows + "</table>\n";
 }
 
+// BLEU and chrF of each evaluation by source length (records that have them), one column per
+// length range: "41.2 / 60.3" over the sentence count, "empty" where no sentence fell in the range.
+std::string length_table(const std::vector<MetricsRecord>& records) {
+  std::vector<std::string> ranges;
+  for (const MetricsRecord& record : records) {
+    const auto* eval = std::get_if<EvalRecord>(&record);
+    if (!eval) continue;
+    for (const LengthScore& bucket : eval->by_source_length) {
+      if (std::find(ranges.begin(), ranges.end(), bucket.words) == ranges.end())
+        ranges.push_back(bucket.words);
+    }
+  }
+  std::string rows;
+  for (const MetricsRecord& record : records) {
+    const auto* eval = std::get_if<EvalRecord>(&record);
+    if (!eval || eval->by_source_length.empty()) continue;
+    rows +=
+        "<tr>" + text_cell(eval->data) + text_cell(eval->checkpoint) + text_cell(eval->decoding);
+    for (const std::string& range : ranges) {
+      const auto bucket =
+          std::find_if(eval->by_source_length.begin(), eval->by_source_length.end(),
+                       [&range](const LengthScore& one) { return one.words == range; });
+      if (bucket == eval->by_source_length.end()) {
+        rows += "<td></td>";
+      } else if (!bucket->bleu || !bucket->chrf) {
+        rows += "<td class=\"num note\">empty</td>";
+      } else {
+        rows += "<td class=\"num\">" + format_number(*bucket->bleu, 4) + " / " +
+                format_number(*bucket->chrf, 4) + "<br><span class=\"note\">" +
+                std::to_string(bucket->sentences) + " sentences</span></td>";
+      }
+    }
+    rows += "</tr>\n";
+  }
+  if (rows.empty()) return "";
+  std::string headers;
+  for (const std::string& range : ranges) {
+    headers += "<th class=\"num\">" + escape_html(range) + " words</th>";
+  }
+  return "<h2>BLEU / chrF by source length</h2>\n<table><tr><th>data</th><th>checkpoint</th>"
+         "<th>decoding</th>" +
+         headers + "</tr>\n" + rows + "</table>\n";
+}
+
 std::string json_value(const nlohmann::json& value) {
   if (value.is_string()) return "<code>" + escape_html(value.get<std::string>()) + "</code>";
   if (value.is_null()) return "<span class=\"note\">none</span>";
@@ -329,6 +373,7 @@ std::string render_report_html(const ReportInput& input) {
     out += validation_table(input.records);
     out += epoch_table(input.records);
     out += evaluation_table(input.records);
+    out += length_table(input.records);
   }
   out += config_section(input.config);
   out += page_end();

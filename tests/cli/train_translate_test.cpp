@@ -146,6 +146,42 @@ TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
   EXPECT_TRUE(std::filesystem::exists(scratch_->file("hyp.txt")));
 }
 
+// BLEU and chrF by source length count the whitespace words of the raw source; an empty range
+// is reported as empty (null in JSON), and the report page tabulates the eval record.
+TEST_F(TrainedRunTest, EvalScoresBySourceLengthInWordsOfTheRawSource) {
+  ASSERT_EQ(train_result_->exit_code, 0);
+  testing::ScratchDir dir;
+  const std::string long_source =
+      "I think that we should go home now because it is getting late and dark, and the last bus "
+      "leaves from the station near the old church at nine o'clock, as you know.";
+  const std::string sources =
+      dir.write("src.en", "Hello!\nThank you very much, my good friend.\n" + long_source + "\n");
+  const std::string references =
+      dir.write("ref.es", "¡Hola!\nMuchas gracias, mi buen amigo.\nCreo que deberíamos irnos.\n");
+  const auto json_run = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
+                                    " --src '" + sources + "' --ref '" + references + "' --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.output;
+  const auto buckets = nlohmann::json::parse(json_run.output)["by_source_length"];
+  ASSERT_EQ(buckets.size(), 5u);
+  const std::vector<int> sentences = {1, 1, 0, 0, 1};  // 1, 7 and 33 words
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    EXPECT_EQ(buckets[i]["sentences"], sentences[i]) << buckets[i].dump();
+    EXPECT_EQ(buckets[i]["bleu"].is_null(), sentences[i] == 0) << buckets[i].dump();
+  }
+  EXPECT_EQ(buckets[4]["words"], "31+");
+  const auto text_run = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
+                                    " --src '" + sources + "' --ref '" + references + "'");
+  ASSERT_EQ(text_run.exit_code, 0) << text_run.output;
+  EXPECT_NE(text_run.output.find("  11-15 words:      0 sentences  (empty: no score)\n"),
+            std::string::npos)
+      << text_run.output;
+  const auto report = run_nmt("report" + model() + " --out '" + dir.file("report.html") + "'");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const std::string page = testing::read_file(dir.file("report.html"));
+  EXPECT_NE(page.find("<h2>BLEU / chrF by source length</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"num note\">empty</td>"), std::string::npos);
+}
+
 // `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium and
 // show every token of the sentence.
 TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
@@ -393,6 +429,44 @@ TEST(SubwordRunTest, ACopiedRunDirectoryReloadsAndTranslatesIdentically) {
   ASSERT_EQ(original.exit_code, 0) << original.output;
   EXPECT_EQ(copy.output, original.output);
   EXPECT_EQ(std::count(original.output.begin(), original.output.end(), '\n'), 3);
+}
+
+// Fine-tuning takes the parent's text section but the new run's subword sampling, checked against
+// the parent's model type.
+TEST(SubwordRunTest, FineTuningKeepsItsOwnSubwordSamplingWithTheParentsVocabulary) {
+  testing::ScratchDir scratch;
+  const std::string data = testing::source_dir() + "/data/sample/en-es.tsv";
+  const std::string parent = scratch.write("parent.json", R"({"data": {"path": ")" + data + R"("},
+    "text": {"clean": "normalize", "tokenizer": "sentencepiece", "vocab_size": 400},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+  const auto trained =
+      run_nmt("-q train --config '" + parent + "' --out '" + scratch.file("parent") + "'");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const std::string child = scratch.write("child.json", R"({"data": {"path": ")" + data + R"("},
+    "text": {"tokenizer": "sentencepiece", "sampling_nbest": -1, "sampling_alpha": 0.1},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})");
+  const std::string init = " --init-from '" + scratch.file("parent") + "'";
+  const auto tuned =
+      run_nmt("-q train --config '" + child + "' --out '" + scratch.file("child") + "'" + init);
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+  const nlohmann::json text =
+      nlohmann::json::parse(testing::read_file(scratch.file("child/config.json")))["text"];
+  EXPECT_EQ(text["vocab_size"], 400) << "the parent's vocabulary";
+  EXPECT_EQ(text["clean"], "normalize");
+  EXPECT_EQ(text["sampling_nbest"], -1) << "the new run's sampling";
+  EXPECT_EQ(text["sampling_alpha"], 0.1);
+  const auto refused =
+      run_nmt("-q train --config '" + child + "' --out '" + scratch.file("bpe") + "'" + init +
+              " --set text.sampling_nbest=0 --set text.sampling_alpha=0 --set text.model_type=bpe "
+              "--set text.bpe_dropout=0.1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find(child +
+                                ": text.bpe_dropout: needs model_type \"bpe\"; unigram models "
+                                "sample with sampling_nbest and sampling_alpha (text settings of " +
+                                scratch.file("parent")),
+            std::string::npos)
+      << refused.output;
 }
 
 TEST(ScoreCommandTest, MatchesSacrebleuAndRejectsMismatchedFiles) {

@@ -162,6 +162,72 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(written["train"]["precision"], "bf16");
 }
 
+TEST(ConfigTest, MaxTimeIsADurationRecordedInTheResolvedConfig) {
+  EXPECT_EQ(config_from_json(json::object()).train.max_time_seconds, 0.0);
+  EXPECT_EQ(config_to_json(Config{})["train"]["max_time"], "0");
+  const Config config = config_from_json({{"train", {{"max_time", "1h30m"}}}});
+  EXPECT_EQ(config.train.max_time_seconds, 5400.0);
+  EXPECT_EQ(config_to_json(config)["train"]["max_time"], "1h30m");
+  EXPECT_EQ(config_from_json({{"train", {{"max_time", 0}}}}).train.max_time_seconds, 0.0);
+  EXPECT_EQ(config_from_json({{"train", {{"max_time", ""}}}}).train.max_time_seconds, 0.0);
+  EXPECT_EQ(resolve_config(json::object(), {parse_config_override("train.max_time=40m")})
+                .train.max_time_seconds,
+            2400.0);
+  const std::string expected =
+      "train.max_time: expected a duration such as \"90s\", \"40m\", \"2h\" or \"1h30m\" (0 = "
+      "no limit), got ";
+  EXPECT_EQ(error_of({{"train", {{"max_time", 90}}}}), expected + "90");
+  EXPECT_EQ(error_of({{"train", {{"max_time", "40 minutes"}}}}), expected + "\"40 minutes\"");
+  EXPECT_EQ(error_of({{"train", {{"max_time", true}}}}), expected + "true");
+  EXPECT_EQ(error_of({{"train", {{"max_time", "0.5s"}}}}),
+            "train.max_time: expected 0 (no limit) or from 1s to 100000h, got 0.5 s");
+  EXPECT_EQ(error_of({{"train", {{"max_time", "200000h"}}}}),
+            "train.max_time: expected 0 (no limit) or from 1s to 100000h, got 7.2e+08 s");
+}
+
+TEST(ConfigTest, SubwordSamplingIsRefusedWhereItCannotSample) {
+  const json unigram = {{"tokenizer", "sentencepiece"}, {"model_type", "unigram"}};
+  const json bpe = {{"tokenizer", "sentencepiece"}, {"model_type", "bpe"}};
+  const auto with = [](json text, const json& extra) {
+    text.update(extra);
+    return json{{"text", text}};
+  };
+  const Config sampled =
+      config_from_json(with(unigram, {{"sampling_nbest", -1}, {"sampling_alpha", 0.1}}));
+  EXPECT_EQ(sampled.text.sampling_nbest, -1);
+  EXPECT_EQ(config_to_json(sampled)["text"]["sampling_alpha"], 0.1);
+  EXPECT_EQ(config_from_json(with(bpe, {{"bpe_dropout", 0.1}})).text.bpe_dropout, 0.1);
+  EXPECT_EQ(config_from_json(with(unigram, {{"sampling_nbest", 1}})).text.sampling_nbest, 1);
+
+  EXPECT_EQ(error_of({{"text", {{"sampling_nbest", -1}, {"sampling_alpha", 0.1}}}}),
+            "text.sampling_nbest: subword sampling needs tokenizer \"sentencepiece\" (a word "
+            "vocabulary has one segmentation)");
+  EXPECT_EQ(error_of(with(bpe, {{"sampling_nbest", 64}, {"sampling_alpha", 0.1}})),
+            "text.sampling_nbest: samples segmentations of unigram models; model_type \"bpe\" "
+            "samples with bpe_dropout");
+  EXPECT_EQ(error_of(with(unigram, {{"sampling_alpha", 0.1}})),
+            "text.sampling_alpha: needs sampling_nbest -1 (every segmentation) or above 1 (the n "
+            "best); 0 and 1 sample nothing");
+  EXPECT_EQ(error_of(with(unigram, {{"sampling_nbest", -1}})),
+            "text.sampling_alpha: expected a positive number with sampling_nbest -1 (Kudo 2018: "
+            "0.1-0.5), got 0");
+  EXPECT_EQ(error_of(with(unigram, {{"sampling_nbest", 513}, {"sampling_alpha", 0.1}})),
+            "text.sampling_nbest: expected -1 (every segmentation), 0 or 1 (off) or at most 512, "
+            "got 513");
+  EXPECT_EQ(error_of(with(unigram, {{"sampling_nbest", -2}, {"sampling_alpha", 0.1}})),
+            "text.sampling_nbest: expected -1 (every segmentation), 0 or 1 (off) or at most 512, "
+            "got -2");
+  EXPECT_EQ(error_of(with(unigram, {{"bpe_dropout", 0.1}})),
+            "text.bpe_dropout: needs model_type \"bpe\"; unigram models sample with "
+            "sampling_nbest and sampling_alpha");
+  EXPECT_EQ(error_of({{"text", {{"bpe_dropout", 0.1}}}}),
+            "text.bpe_dropout: needs tokenizer \"sentencepiece\" with model_type \"bpe\"");
+  EXPECT_EQ(error_of(with(bpe, {{"bpe_dropout", 1}})),
+            "text.bpe_dropout: expected a number in [0, 1), got 1");
+  EXPECT_EQ(error_of(with(unigram, {{"sampling_nbest", "all"}})),
+            "text.sampling_nbest: expected an integer, got \"all\"");
+}
+
 TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
   testing::ScratchDir dir;
   EXPECT_THROW(load_config(dir.file("none.json")), ConfigError);

@@ -30,14 +30,15 @@ EpochRecord example_epoch() {
 std::vector<MetricsRecord> one_of_each() {
   EvalRecord eval{
       "test split of runs/x", "runs/x/best.pt", "greedy", true, 41.5, 60.25, 2.5, 9.75, 1.75e9};
-  return {
-      StartRecord{2, 800, 1000, 50, "cpu", 1.75e9},
-      TrainRecord{3, 850, 3.25, 1e-3, 2100.5, 40.5, 1800.25, 1.75e9},
-      example_epoch(),
-      AverageRecord{4, 2.5, 12.25, true, 1.75e9},
-      EndRecord{"early_stopped", "no better loss", 5, 2000, 95.5, 2.25, "loss", 2.25, 1500, 1.75e9},
-      eval,
-      ValidRecord{2, 900, 45.5, true, 3.5, 2.75, 15.5, 30.25, 50.5, 1.75e9}};
+  eval.by_source_length = {{"0-5", 12, 40.5, 60.25}, {"31+", 0, std::nullopt, std::nullopt}};
+  return {StartRecord{2, 800, 1000, 50, "cpu", 1.75e9},
+          TrainRecord{3, 850, 3.25, 1e-3, 2100.5, 40.5, 1800.25, 1.75e9},
+          example_epoch(),
+          AverageRecord{4, 2.5, 12.25, true, 1.75e9},
+          EndRecord{"early_stopped", "no better loss", 5, 2000, 95.5, 2.25, "loss", 2.25, 1500,
+                    1.75e9, 3},
+          eval,
+          ValidRecord{2, 900, 45.5, true, 3.5, 2.75, 15.5, 30.25, 50.5, 1.75e9}};
 }
 
 TEST(MetricsRecordTest, EveryKindRoundTripsThroughJson) {
@@ -88,6 +89,16 @@ TEST(MetricsRecordTest, RejectsRecordsItCannotUse) {
   const std::optional<MetricsRecord> read = record_from_json(older);
   ASSERT_TRUE(read.has_value());
   EXPECT_FALSE(std::get<EndRecord>(*read).best_metric.has_value());
+  EXPECT_FALSE(std::get<EndRecord>(*read).batch.has_value());
+  // Eval records written before scores by source length existed, and ones that spoil them.
+  nlohmann::json eval = to_json(EvalRecord{});
+  EXPECT_FALSE(eval.contains("by_source_length"));
+  ASSERT_TRUE(record_from_json(eval).has_value());
+  EXPECT_TRUE(std::get<EvalRecord>(*record_from_json(eval)).by_source_length.empty());
+  eval["by_source_length"] = {{{"words", "0-5"}, {"sentences", 3}, {"bleu", "high"}}};
+  EXPECT_FALSE(record_from_json(eval).has_value());
+  eval["by_source_length"] = 5;
+  EXPECT_FALSE(record_from_json(eval).has_value());
 }
 
 TEST(MetricsLogTest, AppendsTimedRecordsThatReadBack) {

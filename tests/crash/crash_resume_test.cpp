@@ -164,5 +164,51 @@ TEST(CrashResumeTest, KilledAtRandomMomentsTheRunResumesAndEndsBitIdentical) {
   expect_same_state(straight + "/best.pt", crashed + "/best.pt");
 }
 
+// Subword regularisation samples each epoch's segmentations from (train.seed, epoch): a run
+// stopped mid-epoch and resumed trains on the same samples and ends bit for bit where an
+// uninterrupted one ends; its vocabulary is the one a run without sampling builds.
+TEST(CrashResumeTest, WithSubwordSamplingAResumedRunEndsBitIdentical) {
+  testing::ScratchDir dir;
+  const std::string config = dir.write("sampled.json", R"({
+      "data": {"path": ")" + testing::source_dir() +
+                                                           R"(/data/sample/en-es.tsv"},
+      "text": {"clean": "normalize", "tokenizer": "sentencepiece", "vocab_size": 500,
+               "shared_vocab": true, "sampling_nbest": -1, "sampling_alpha": 0.2},
+      "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "dropout": 0.1},
+      "train": {"batch_size": 32, "epochs": 3, "threads": 1, "log_every": 1}})");
+  const auto train = [&dir](const std::vector<std::string>& arguments, const std::string& log) {
+    testing::NmtProcess process(arguments, dir.file(log));
+    const int status = process.wait();
+    EXPECT_EQ(status, 0) << testing::read_file(dir.file(log));
+    return status == 0;
+  };
+  const std::string straight = dir.file("straight");
+  ASSERT_TRUE(train({"train", "--config", config, "--out", straight}, "straight.log"));
+  const std::string resumed = dir.file("resumed");
+  ASSERT_TRUE(train({"train", "--config", config, "--out", resumed, "--max-steps", "17"},
+                    "first.log"));  // inside epoch 2
+  ASSERT_TRUE(train({"train", "--resume", "--out", resumed, "--max-steps", "0"}, "second.log"));
+  EXPECT_NE(testing::read_file(dir.file("second.log")).find("resumed at epoch 2, batch "),
+            std::string::npos)
+      << testing::read_file(dir.file("second.log"));
+  expect_same_state(straight + "/checkpoint.pt", resumed + "/checkpoint.pt");
+
+  const std::string plain = dir.file("plain");
+  ASSERT_TRUE(train({"train", "--config", config, "--out", plain, "--set", "text.sampling_nbest=0",
+                     "--set", "text.sampling_alpha=0"},
+                    "plain.log"));
+  EXPECT_EQ(testing::read_file(plain + "/spm.model"), testing::read_file(straight + "/spm.model"))
+      << "the vocabulary never samples";
+  torch::serialize::InputArchive sampled_weights;
+  torch::serialize::InputArchive plain_weights;
+  sampled_weights.load_from(straight + "/checkpoint.pt");
+  plain_weights.load_from(plain + "/checkpoint.pt");
+  torch::Tensor a;
+  torch::Tensor b;
+  ASSERT_TRUE(sampled_weights.try_read("model/encoder.0.norm1.weight", a));
+  ASSERT_TRUE(plain_weights.try_read("model/encoder.0.norm1.weight", b));
+  EXPECT_FALSE(torch::equal(a, b)) << "sampling changed what the model trained on";
+}
+
 }  // namespace
 }  // namespace nmt

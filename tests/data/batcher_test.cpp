@@ -1,11 +1,16 @@
 #include "nmt/data/batcher.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
 
+#include "nmt/error.h"
+#include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/vocab.h"
+#include "nmt/text/word_tokenizer.h"
 
 namespace nmt::data {
 namespace {
@@ -76,6 +81,75 @@ TEST(PlanBatchesTest, APairLongerThanTheBudgetGetsABatchOfItsOwn) {
   std::vector<EncodedPair> pairs = {{{4}, std::vector<int64_t>(50, 5)}, {{4}, {5}}};
   const BatchPlan plan = plan_batches(pairs, BatchingOptions{128, 10, 1, false}, 0);
   ASSERT_EQ(plan.size(), 2u);
+}
+
+std::vector<SentencePair> sentence_pairs() {
+  const std::vector<SentencePair> base = {
+      {"Where is the library?", "¿Dónde está la biblioteca?"},
+      {"I like reading books.", "Me gusta leer libros."},
+      {"She lives in a big house.", "Ella vive en una casa grande."},
+      {"Tomorrow we will go to the beach.", "Mañana iremos a la playa."},
+      {"The dog sleeps in the garden.", "El perro duerme en el jardín."}};
+  std::vector<SentencePair> pairs;
+  for (int repeat = 0; repeat < 40; ++repeat) pairs.insert(pairs.end(), base.begin(), base.end());
+  return pairs;
+}
+
+text::TokenizerPair shared_unigram(const std::vector<SentencePair>& pairs) {
+  text::TextOptions options;
+  options.clean = text::CleanMode::kNormalize;
+  options.tokenizer = text::TokenizerKind::kSentencePiece;
+  options.vocab_size = 400;
+  std::vector<std::string> sentences;
+  for (const auto& pair : pairs) {
+    sentences.push_back(pair.source);
+    sentences.push_back(pair.target);
+  }
+  auto tokenizer = std::make_shared<text::SentencePieceTokenizer>(
+      text::SentencePieceTokenizer::train(sentences, options, 7));
+  return {tokenizer, tokenizer};
+}
+
+// Subword regularisation draws an epoch's segmentations from (seed, epoch, pair) alone: the same
+// for any thread count, different for another epoch or seed, each pair's copies apart.
+TEST(SamplePairsTest, AnEpochsSamplesDependOnlyOnSeedAndEpoch) {
+  const std::vector<SentencePair> pairs = sentence_pairs();
+  const text::TokenizerPair tokenizers = shared_unigram(pairs);
+  const text::SubwordSampling sampling{-1, 0.2f};
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  const std::vector<EncodedPair> one_thread = sample_pairs(pairs, tokenizers, sampling, 23, 4);
+  at::set_num_threads(2);
+  const std::vector<EncodedPair> two_threads = sample_pairs(pairs, tokenizers, sampling, 23, 4);
+  at::set_num_threads(threads);
+  const auto same = [](const std::vector<EncodedPair>& a, const std::vector<EncodedPair>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].source != b[i].source || a[i].target != b[i].target) return false;
+    }
+    return true;
+  };
+  ASSERT_EQ(one_thread.size(), pairs.size());
+  EXPECT_TRUE(same(one_thread, two_threads));
+  EXPECT_TRUE(same(one_thread, sample_pairs(pairs, tokenizers, sampling, 23, 4)));
+  EXPECT_FALSE(same(one_thread, sample_pairs(pairs, tokenizers, sampling, 23, 5)));
+  EXPECT_FALSE(same(one_thread, sample_pairs(pairs, tokenizers, sampling, 24, 4)));
+  const std::vector<EncodedPair> deterministic = encode_pairs(pairs, tokenizers);
+  EXPECT_FALSE(same(one_thread, deterministic));
+  std::set<std::vector<int64_t>> copies;  // pair 0 repeats every 5 pairs
+  for (std::size_t i = 0; i < pairs.size(); i += 5) {
+    EXPECT_EQ(tokenizers.source->decode(one_thread[i].source), pairs[i].source);
+    EXPECT_EQ(tokenizers.target->decode(one_thread[i].target), pairs[i].target);
+    copies.insert(one_thread[i].source);
+  }
+  EXPECT_GT(copies.size(), 3u);
+}
+
+TEST(SamplePairsTest, WordVocabulariesCannotSample) {
+  const std::vector<SentencePair> pairs = {{"hello", "hola"}};
+  auto words = std::make_shared<text::WordTokenizer>(text::Vocab::build({"hello", "hola"}, 1));
+  EXPECT_THROW(sample_pairs(pairs, {words, words}, text::SubwordSampling{-1, 0.2f}, 23, 0),
+               ConfigError);
 }
 
 }  // namespace

@@ -199,6 +199,32 @@ TEST_F(DistributedTest, NprocStartsTheRanksAndAnInterruptStopsThemAllWithACheckp
   EXPECT_TRUE(std::filesystem::exists(run + "/checkpoint.pt"));
 }
 
+// train.max_time under ranks: rank 0's clock decides and the update's all-reduce tells the other
+// rank, so both stop at the same update, rank 0 validates and averages, and the job exits 0.
+TEST_F(DistributedTest, ATimeBudgetStopsEveryRankAtTheSameUpdate) {
+  testing::ScratchDir dir;
+  const std::string run = dir.file("run");
+  TwoRanks job(dir,
+               {"train", "--config", job_config(dir, 100000), "--out", run, "--max-time", "2s",
+                "--set", "train.average_last=2"},
+               "budget");
+  job.expect_success();
+  std::vector<nlohmann::json> ends;
+  std::vector<nlohmann::json> averages;
+  for (const std::string& line : read_lines(run + "/metrics.jsonl")) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record["event"] == "end") ends.push_back(record);
+    if (record["event"] == "average") averages.push_back(record);
+  }
+  ASSERT_EQ(ends.size(), 1u) << "rank 0 alone writes";
+  EXPECT_EQ(ends[0]["reason"], "time_limit");
+  EXPECT_GE(ends[0]["train_seconds"].get<double>(), 2.0);
+  EXPECT_EQ(averages.size(), 1u);
+  EXPECT_NE(testing::read_file(job.logs[0]).find("spent the training time budget of 2s"),
+            std::string::npos)
+      << testing::read_file(job.logs[0]);
+}
+
 // `nmt bench train --nproc 2`: one rank alone, then both ranks; rank 0 reports for the job.
 TEST_F(DistributedTest, BenchTrainUnderRanksReportsTotalsCollectivesAndEfficiency) {
   testing::ScratchDir dir;

@@ -46,7 +46,7 @@ class CpuDecoderTest : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
   const Variant& variant = GetParam();
-  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no oneDNN";
+  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const torch::Tensor source =
@@ -73,7 +73,7 @@ TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
 
 TEST_P(CpuDecoderTest, GrowsItsCachesPastTheirFirstCapacity) {
   const Variant& variant = GetParam();
-  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no oneDNN";
+  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const torch::Tensor source = torch::tensor({4, 5, 6, 7}, torch::kLong).view({2, 2});

@@ -55,7 +55,7 @@ TEST(LinearTest, Bf16AndInt8FormsStayCloseToFp32AndTrainingIgnoresThem) {
 
 // Integers chosen so that the quantisation is exact: then the int8 product equals fp32 exactly.
 TEST(Int8MatmulTest, ExactOnValuesTheQuantisationRepresents) {
-  if (!has_int8_matmul()) GTEST_SKIP() << "built without oneDNN";
+  if (!has_int8_matmul()) GTEST_SKIP() << "built without the int8 kernel (not x86-64)";
   const auto weight = torch::tensor({{127.0, -127.0, 0.0, 1.0}, {2.0, 4.0, -127.0, 127.0}});
   const auto x = torch::tensor({{127.0, 3.0, -5.0, -127.0}, {0.0, 0.0, 0.0, 0.0}});
   const auto bias = torch::tensor({0.5, -1.0});

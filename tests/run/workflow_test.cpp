@@ -297,6 +297,7 @@ TEST(TrainingTest, ExitStatusOfEveryStopReason) {
   EXPECT_EQ(exit_status(train::StopReason::kStepLimit), 0);
   EXPECT_EQ(exit_status(train::StopReason::kInterrupted), 130);
   EXPECT_EQ(exit_status(train::StopReason::kDiverged), 1);
+  EXPECT_EQ(exit_status(train::StopReason::kTimeLimit), 0);
   EXPECT_EQ(default_run_dir("configs/quickstart.json").rfind("runs/quickstart-", 0), 0u);
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
+#include <thread>
 
 #include "nmt/error.h"
 #include "nmt/text/vocab.h"
@@ -88,6 +90,54 @@ TEST(SentencePieceTokenizerTest, PythonSentencepieceLoadsTheSavedModel) {
   for (const int64_t id : tokenizer.encode(text))
     expected += (expected.empty() ? "" : " ") + std::to_string(id);
   EXPECT_EQ(result.output, expected + "\n");
+}
+
+// Every segmentation a sampled encoding gives, over seeds 1..count.
+std::set<std::vector<int64_t>> samples_over_seeds(const SentencePieceTokenizer& tokenizer,
+                                                  const std::string& text,
+                                                  const SubwordSampling& sampling,
+                                                  uint32_t count) {
+  std::set<std::vector<int64_t>> seen;
+  for (uint32_t seed = 1; seed <= count; ++seed) {
+    const std::vector<int64_t> ids = tokenizer.sample(text, sampling, seed);
+    EXPECT_EQ(tokenizer.decode(ids), text) << "a sample is a segmentation of the same text";
+    seen.insert(ids);
+  }
+  return seen;
+}
+
+// Subword regularisation (Kudo 2018): a unigram model samples among segmentations; a seed gives
+// the same sample on any thread, whatever was sampled before, and encode() stays deterministic.
+TEST(SentencePieceTokenizerTest, UnigramSamplesAreReproducibleForASeedAndVaryWithIt) {
+  const auto tokenizer = SentencePieceTokenizer::train(corpus(), small_options(), 7);
+  const std::string text = "Mañana iremos a la playa con nuestros amigos.";
+  const std::vector<int64_t> best = tokenizer.encode(text);
+  const SubwordSampling sampling{-1, 0.2f};
+  const std::vector<int64_t> first = tokenizer.sample(text, sampling, 42);
+  EXPECT_GT(samples_over_seeds(tokenizer, text, sampling, 30).size(), 3u);
+  EXPECT_EQ(tokenizer.sample(text, sampling, 42), first) << "after 30 other samples";
+  std::vector<int64_t> on_another_thread;
+  std::thread([&] { on_another_thread = tokenizer.sample(text, sampling, 42); }).join();
+  EXPECT_EQ(on_another_thread, first);
+  EXPECT_EQ(tokenizer.encode(text), best) << "sampling leaves deterministic encoding unchanged";
+  // Among the 2 best segmentations only.
+  EXPECT_LE(samples_over_seeds(tokenizer, text, SubwordSampling{2, 0.2f}, 30).size(), 2u);
+}
+
+// BPE-dropout (Provilkov et al. 2020): SentencePiece's alpha on a BPE model is the probability of
+// skipping a merge; at 0 every sample is the deterministic segmentation.
+TEST(SentencePieceTokenizerTest, BpeDropoutSamplesSegmentationsOfBpeModels) {
+  TextOptions options = small_options();
+  options.model_type = SubwordModel::kBpe;
+  const auto tokenizer = SentencePieceTokenizer::train(corpus(), options, 7);
+  const std::string text = "Mañana iremos a la playa con nuestros amigos.";
+  const std::set<std::vector<int64_t>> dropped =
+      samples_over_seeds(tokenizer, text, SubwordSampling{-1, 0.1f}, 30);
+  EXPECT_GT(dropped.size(), 3u);
+  EXPECT_EQ(tokenizer.sample(text, SubwordSampling{-1, 0.1f}, 9),
+            tokenizer.sample(text, SubwordSampling{-1, 0.1f}, 9));
+  EXPECT_EQ(samples_over_seeds(tokenizer, text, SubwordSampling{-1, 0.0f}, 5),
+            std::set<std::vector<int64_t>>{tokenizer.encode(text)});
 }
 
 TEST(SentencePieceTokenizerTest, RejectsFilesThatAreNotModels) {

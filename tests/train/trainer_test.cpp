@@ -87,6 +87,59 @@ TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
   EXPECT_TRUE(same_parameters(straight.model, resumed.model));
 }
 
+// Subword regularisation hands the trainer each epoch's pairs encoded anew; a run resumed
+// mid-epoch asks for that epoch's pairs again and ends where an uninterrupted run ends.
+TEST(TrainerTest, PairsEncodedAnewEachEpochResumeBitIdentically) {
+  const std::atomic<bool> never{false};
+  std::vector<int64_t> asked;
+  const auto per_epoch = [&asked](int64_t epoch) {
+    asked.push_back(epoch);
+    return copy_pairs(64, 100 + static_cast<uint64_t>(epoch));  // other lengths, other batches
+  };
+  testing::ScratchDir straight_dir;
+  TrainingRun straight = make_run(straight_dir.path(), small_options());
+  straight.trainer = std::make_unique<Trainer>(straight.model,
+                                               TrainerSetup{small_options(),
+                                                            RunDir(straight_dir.path()),
+                                                            "{}",
+                                                            torch::kCPU,
+                                                            false,
+                                                            nullptr,
+                                                            {},
+                                                            per_epoch},
+                                               copy_pairs(64, 1), copy_pairs(16, 2));
+  ASSERT_EQ(straight.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_EQ(asked, (std::vector<int64_t>{0, 1}));
+
+  testing::ScratchDir resumed_dir;
+  TrainOptions first_part = small_options();
+  first_part.max_steps = 11;  // epoch 2, batch 3 of 8
+  TrainingRun interrupted = make_run(resumed_dir.path(), first_part);
+  interrupted.trainer = std::make_unique<Trainer>(
+      interrupted.model,
+      TrainerSetup{
+          first_part, RunDir(resumed_dir.path()), "{}", torch::kCPU, false, nullptr, {}, per_epoch},
+      copy_pairs(64, 1), copy_pairs(16, 2));
+  ASSERT_EQ(interrupted.trainer->run(never).reason, StopReason::kStepLimit);
+  torch::manual_seed(12345);
+  TrainingRun resumed = make_run(resumed_dir.path(), small_options());
+  resumed.trainer = std::make_unique<Trainer>(resumed.model,
+                                              TrainerSetup{small_options(),
+                                                           RunDir(resumed_dir.path()),
+                                                           "{}",
+                                                           torch::kCPU,
+                                                           false,
+                                                           nullptr,
+                                                           {},
+                                                           per_epoch},
+                                              copy_pairs(64, 1), copy_pairs(16, 2));
+  resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
+  asked.clear();
+  ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_EQ(asked, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(same_parameters(straight.model, resumed.model));
+}
+
 TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   auto model_options = testing::tiny_options();  // no dropout: both sides see the same network
   torch::manual_seed(17);
@@ -318,6 +371,85 @@ TEST(TrainerTest, EarlyStoppingCountsValidationsOfTheChosenMetric) {
   EXPECT_EQ(result.progress.step, 8);
   EXPECT_EQ(result.progress.best_step, 4);
   EXPECT_DOUBLE_EQ(result.progress.best_score, 32.0);
+}
+
+// train.max_time: training stops at the first update that would begin after the budget, saves
+// checkpoint.pt there, validates the weights it stopped at (unless that step was just validated),
+// averages them with the last epochs and says where it stopped in its end record.
+TEST(TrainerTest, ATimeBudgetStopsTrainingThenValidatesAndAveragesAsAtTheEnd) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.epochs = 1000000;
+  options.average_last = 3;
+  options.max_time_seconds = 1.5;
+  TrainingRun run = make_run(dir.path(), options);
+  const TrainResult result = run.trainer->run(never);
+  ASSERT_EQ(result.reason, StopReason::kTimeLimit) << result.message;
+  const TrainingProgress& stopped = result.progress;
+  EXPECT_GE(stopped.train_seconds, 1.5);
+  EXPECT_LT(stopped.train_seconds, 2.5) << "one update of the copy task takes milliseconds";
+  ASSERT_GE(stopped.epoch, 3) << "hundreds of updates of 8-batch epochs fit in 1.5 s";
+  EXPECT_EQ(result.message, "spent the training time budget of 1.5s (train.max_time) at epoch " +
+                                std::to_string(stopped.epoch + 1) + ", batch " +
+                                std::to_string(stopped.batch) + ", step " +
+                                std::to_string(stopped.step) + "; checkpoint saved");
+  const TrainingProgress saved =
+      load_checkpoint(dir.file("checkpoint.pt"), run.model, nullptr, torch::kCPU, false);
+  EXPECT_EQ(saved.step, stopped.step);
+  EXPECT_EQ(saved.batch, stopped.batch);
+
+  const std::string metrics = dir.file("metrics.jsonl");
+  const auto end = records_of(metrics, "end");
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0]["reason"], "time_limit");
+  EXPECT_EQ(end[0]["epoch"], stopped.epoch);
+  EXPECT_EQ(end[0]["step"], stopped.step);
+  EXPECT_EQ(end[0]["batch"], stopped.batch);
+  // The last validation is of the step training stopped at: an epoch's end, or one of its own.
+  const auto epochs = records_of(metrics, "epoch");
+  const auto valid = records_of(metrics, "valid");
+  if (stopped.batch == 0) {
+    EXPECT_TRUE(valid.empty());
+    EXPECT_EQ(epochs.back()["step"], stopped.step);
+  } else {
+    ASSERT_EQ(valid.size(), 1u);
+    EXPECT_EQ(valid[0]["step"], stopped.step);
+    EXPECT_EQ(valid[0]["epoch"], stopped.epoch + 1);
+  }
+  const auto average = records_of(metrics, "average");
+  ASSERT_EQ(average.size(), 1u);
+  EXPECT_EQ(average[0]["checkpoints"], 3)
+      << (stopped.batch == 0 ? "the last 3 epochs" : "2 epochs and the last weights");
+}
+
+TEST(TrainerTest, AResumedRunSpendsOnlyWhatIsLeftOfItsTimeBudget) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();
+  options.epochs = 1000000;
+  options.max_time_seconds = 1.0;
+  const TrainResult first = make_run(dir.path(), options).trainer->run(never);
+  ASSERT_EQ(first.reason, StopReason::kTimeLimit) << first.message;
+
+  // Nothing left: the resumed run stops before its first update.
+  TrainingRun spent = make_run(dir.path(), options);
+  spent.trainer->resume(dir.file("checkpoint.pt"));
+  const TrainResult again = spent.trainer->run(never);
+  EXPECT_EQ(again.reason, StopReason::kTimeLimit);
+  EXPECT_EQ(again.progress.step, first.progress.step);
+  EXPECT_EQ(again.progress.train_seconds, first.progress.train_seconds);
+
+  // Half a second more: the resumed run trains that, not a whole new budget.
+  options.max_time_seconds = 1.5;
+  TrainingRun extended = make_run(dir.path(), options);
+  extended.trainer->resume(dir.file("checkpoint.pt"));
+  const TrainResult rest = extended.trainer->run(never);
+  EXPECT_EQ(rest.reason, StopReason::kTimeLimit);
+  EXPECT_GT(rest.progress.step, first.progress.step);
+  EXPECT_GE(rest.progress.train_seconds, 1.5);
+  EXPECT_LT(rest.progress.train_seconds, 2.0)
+      << "a budget counted from the resume would end beyond " << first.progress.train_seconds + 1.5;
 }
 
 TEST(TrainerTest, BestMetricBleuWithoutAScorerIsAConfigError) {

@@ -69,6 +69,26 @@ TEST(ReportHtmlTest, ListsEveryEvaluationAndSummarisesTheLatest) {
       << "evaluations of the final model are no curve";
 }
 
+TEST(ReportHtmlTest, TabulatesEvaluationsBySourceLengthWithEmptyRangesAsEmpty) {
+  ReportInput input = example_input();
+  EXPECT_FALSE(contains(render_report_html(input), "by source length"))
+      << "an evaluation without scores by length adds no table";
+  EvalRecord by_length = nmt::testing::eval_record("test split of runs/example", 30.5, 50.25);
+  by_length.by_source_length = {{"0-5", 1200, 48.25, 66.5},
+                                {"6-10", 300, 31.75, 55.0},
+                                {"31+", 0, std::nullopt, std::nullopt}};
+  input.records.push_back(by_length);
+  const std::string page = render_report_html(input);
+  const std::size_t table = page.find("<h2>BLEU / chrF by source length</h2>");
+  ASSERT_NE(table, std::string::npos);
+  for (const char* value :
+       {"<th class=\"num\">0-5 words</th>", "<th class=\"num\">31+ words</th>", "48.25 / 66.5",
+        "1200 sentences", "31.75 / 55", "<td class=\"num note\">empty</td>"}) {
+    EXPECT_NE(page.find(value, table), std::string::npos) << value;
+  }
+  EXPECT_EQ(page.find("0 / ", table), std::string::npos) << "an empty range has no score";
+}
+
 TEST(ReportHtmlTest, DrawsBleuWhenThereAreTwoPointsOrMore) {
   ReportInput input = example_input();
   input.records.push_back(nmt::testing::train_record(300, 1.6, 270.0));

@@ -30,6 +30,17 @@ struct EncodedPair {
 std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs,
                                       const text::TokenizerPair& tokenizers);
 
+// Encodes cleaned pairs for one epoch of subword regularisation: each side in a segmentation
+// sampled by its SentencePiece tokenizer, pair i's drawn with generators seeded from (seed, epoch,
+// i) alone, so that an epoch's pairs are the same whatever the thread count, and a resumed run
+// samples what an uninterrupted one does. Uses LibTorch's intra-op threads. Throws ConfigError
+// when a tokenizer is not a SentencePiece model.
+std::vector<EncodedPair> sample_pairs(const std::vector<SentencePair>& pairs,
+                                      const text::TokenizerPair& tokenizers,
+                                      const text::SubwordSampling& sampling,
+                                      uint64_t seed,
+                                      int64_t epoch);
+
 struct BatchingOptions {
   int64_t batch_size = 128;  // sentences per batch when max_tokens is 0
   int64_t max_tokens = 0;    // >0: padded target tokens per batch, with length bucketing

@@ -8,7 +8,7 @@
 // the self-attention caches.
 //
 // CpuDecoder reads the model's decoder weights in the model's current inference form (linear.h):
-// fp32 products are LibTorch's at::addmm (as TransformerImpl's), int8 oneDNN's integer GEMM (as
+// fp32 products are LibTorch's at::addmm (as TransformerImpl's), int8 nmt's VNNI kernel (as
 // InferenceWeight's), bf16 LibTorch's at::linear; it keeps references to them, so the model must
 // outlive it and keep its form. It is immutable once built and may be shared by threads, each
 // decoding its own CpuDecoderState single-threaded. Results equal TransformerImpl::step's up to

@@ -5,7 +5,8 @@
 //  - kFp32: at::linear on the fp32 weights (always while training).
 //  - kBf16: a bf16 copy of the weights; the input is cast to bf16 and the output is bf16.
 //  - kInt8: dynamic quantisation: the weights int8 per output row, each input row quantised when
-//    it arrives, integer products by oneDNN (AVX512-VNNI); fp32 in and out. LibTorch's own
+//    it arrives, integer products by nmt's AVX512-VNNI kernel on weights packed once
+//    (model/vnni_gemm.h); fp32 in and out. LibTorch's own
 //    dynamic-quantised linear was measured and not used: its oneDNN path builds a new kernel for
 //    every input scale, about 1 ms a call (README, CPU).
 //
@@ -61,7 +62,7 @@ class LinearImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Linear);
 
-// True when this build can run WeightForm::kInt8 (it found oneDNN's headers).
+// True when this build has the int8 kernel (x86-64); it runs on CPUs with AVX512-VNNI.
 bool has_int8_inference();
 
 }  // namespace nmt::model

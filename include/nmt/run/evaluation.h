@@ -4,7 +4,12 @@
 //
 // Which text is scored: word models are scored in the notebook's cleaned form (references cleaned
 // like the training data); subword models on detokenised text against the raw references; with
-// is_notebook_form, every model in the notebook's cleaned form.
+// is_notebook_form, every model in the notebook's cleaned form. BLEU and chrF are also given by
+// source length (eval/length_buckets.h), in whitespace words of the source sentence: of the raw
+// text for --src files and for splits cleaned with `normalize`; a split cleaned in the notebook's
+// form holds no raw text, so its words are counted with the split punctuation joined back
+// (text::join_punctuation), which differs from the raw count only where the cleaning turned a
+// character inside a word into a space ("don't" -> "don t").
 // Throws ConfigError for inconsistent options, DataError/nmt::Error for unusable files; never logs.
 #pragma once
 
@@ -13,6 +18,7 @@
 #include <vector>
 
 #include "nmt/data/corpus.h"
+#include "nmt/eval/length_buckets.h"
 #include "nmt/eval/scores.h"
 #include "nmt/metrics.h"
 #include "nmt/run/open_run.h"
@@ -44,6 +50,7 @@ EvalData load_eval_data(const OpenedRun& run, const EvalOptions& options);
 
 struct EvalReport {
   eval::Scores scores;
+  std::vector<eval::LengthBucket> by_source_length;
   train::ValidationResult loss;
   std::vector<std::string> hypotheses;  // as scored
   std::string data;                     // EvalData::description
@@ -59,10 +66,11 @@ struct EvalReport {
 // the eval record to the run's metrics.
 EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& options);
 
-// `nmt eval --json`: scores_json plus loss, nll, perplexity, sentences, data, checkpoint,
-// references, strategy and sentences_per_s.
+// `nmt eval --json`: scores_json plus by_source_length (eval::length_buckets_json), loss, nll,
+// perplexity, sentences, data, checkpoint, references, strategy and sentences_per_s.
 nlohmann::json eval_report_json(const EvalReport& report);
-// `nmt eval`: the sacreBLEU lines, the loss, what was scored and how fast.
+// `nmt eval`: the sacreBLEU lines, the scores by source length, the loss, what was scored and
+// how fast.
 std::string eval_report_text(const EvalReport& report);
 // The metrics.jsonl record of an evaluation.
 EvalRecord eval_record(const EvalReport& report);

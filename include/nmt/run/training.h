@@ -32,12 +32,13 @@ struct TrainOutcome {
   train::TrainResult result;
 };
 
-// Trains until the configuration's end, early stopping, divergence, or SIGINT/SIGTERM during
-// training (then checkpoint.pt is saved at the current batch); logs the outcome in one line.
+// Trains until the configuration's end, early stopping, the time budget (train.max_time),
+// divergence, or SIGINT/SIGTERM during training (then checkpoint.pt is saved at the current
+// batch); logs the outcome in one line.
 TrainOutcome train_run(const TrainRequest& request);
 
-// The process exit status of an outcome: 0 finished (also early or at max_steps), 130
-// interrupted (checkpoint saved), 1 diverged.
+// The process exit status of an outcome: 0 finished (also early, at max_steps or at the end of
+// the time budget), 130 interrupted (checkpoint saved), 1 diverged.
 int exit_status(train::StopReason reason);
 
 // When a launcher's environment (torchrun, Slurm, --nproc) makes this process a rank of a job:

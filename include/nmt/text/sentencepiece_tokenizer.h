@@ -26,6 +26,12 @@ class SentencePieceTokenizer final : public Tokenizer {
   static SentencePieceTokenizer from_serialized(const std::string& bytes, const std::string& name);
 
   std::vector<int64_t> encode(std::string_view cleaned) const override;
+  // Ids of a cleaned sentence in a segmentation sampled for subword regularisation (Kudo 2018;
+  // BPE-dropout, Provilkov et al. 2020). The sample depends only on the sentence, sampling and
+  // seed, whichever thread draws it. Thread-safe, like encode().
+  std::vector<int64_t> sample(std::string_view cleaned,
+                              const SubwordSampling& sampling,
+                              uint32_t seed) const;
   std::string decode(const std::vector<int64_t>& ids) const override;
   std::string render(const std::vector<int64_t>& ids) const override { return decode(ids); }
   std::vector<std::string> pieces(const std::vector<int64_t>& ids) const override;

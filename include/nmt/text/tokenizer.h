@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,10 +30,25 @@ struct TextOptions {
   bool shared_vocab = false;  // one vocabulary for both languages
   SubwordModel model_type = SubwordModel::kUnigram;  // sentencepiece algorithm
   double character_coverage = 1.0;                   // sentencepiece: share of characters kept
+  // Subword regularisation: training pairs are segmented anew every epoch, at random (validation,
+  // translation and the vocabulary never sample). Unigram models (Kudo 2018):
+  int64_t sampling_nbest = 0;   // sample among the n best segmentations (-1: all); 0 and 1 = off
+  double sampling_alpha = 0.0;  // smoothing: P(segmentation)^alpha (0.1-0.5 in Kudo 2018)
+  double bpe_dropout = 0.0;     // bpe models: each merge skipped with this probability
+                                // (Provilkov et al. 2020 used 0.1); 0 = off
 
   // Throws ConfigError naming the field.
   void validate() const;
 };
+
+// Subword regularisation in SentencePiece's terms, SampleEncode(text, nbest_size, alpha).
+struct SubwordSampling {
+  int nbest_size = -1;  // unigram: -1 = every segmentation, > 1 = the n best; bpe: unused
+  float alpha = 0.0f;   // unigram: smoothing; bpe: dropout probability
+};
+
+// What options.sampling_* or bpe_dropout ask for; nullopt when they sample nothing.
+std::optional<SubwordSampling> subword_sampling(const TextOptions& options);
 
 class Tokenizer {
  public:

@@ -53,7 +53,12 @@ struct TrainOptions {
   int64_t max_tokens = 0;    // >0: batches cut by padded target tokens, length-bucketed
   int64_t epochs = 10;       // passes over the training split
   int64_t max_steps = 0;     // stop after this many updates (checkpoint saved); 0 disables
-  double lr = 5e-4;          // Adam learning rate (peak, with a schedule)
+  // Training time budget in seconds (train.max_time, written "40m", "2h", "1h30m"): training stops
+  // at the first update that would begin after this much training time, counted across resumes
+  // (TrainingProgress::train_seconds: the updates' own time, not validation or checkpoint writes),
+  // then validates, averages and reports as at a normal end. 0 disables.
+  double max_time_seconds = 0.0;
+  double lr = 5e-4;  // Adam learning rate (peak, with a schedule)
   Schedule schedule = Schedule::kConstant;
   int64_t warmup = 4000;          // steps of linear warmup for inverse_sqrt
   double label_smoothing = 0.05;  // epsilon of label-smoothed cross-entropy; 0 disables

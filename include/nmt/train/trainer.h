@@ -2,8 +2,9 @@
 // learning-rate schedule and optional gradient clipping, validation after every epoch or every
 // valid_every steps (loss, and BLEU/chrF of translations when the run layer gives a scorer),
 // checkpoint.pt (latest, full state) and best.pt (best of train.best_metric) written atomically,
-// early stopping, exact resume, Ctrl-C handling through a stop flag, and a stop with a clear
-// message when the loss stops being finite (the last good checkpoint is kept).
+// early stopping, exact resume, Ctrl-C handling through a stop flag, a training time budget
+// (train.max_time), and a stop with a clear message when the loss stops being finite (the last
+// good checkpoint is kept).
 //
 // Logs through spdlog (a progress line on a terminal, plain records otherwise) and appends every
 // record to RUN/metrics.jsonl (nmt/metrics.h). On CUDA the forward pass can run under bf16
@@ -45,11 +46,17 @@ struct TrainerSetup {
   // above the trainer (run/), which sets this when train.valid_bleu_sentences > 0; unset,
   // validation measures the loss only.
   std::function<TranslationScores(model::Transformer&)> score_translations{};
+  // The training pairs of an epoch (0-based), encoded anew for it (subword regularisation:
+  // data::sample_pairs); it must depend on the epoch alone, so that a resumed run trains on what
+  // an uninterrupted one does. Its time counts as training time. Unset: the pairs given to the
+  // Trainer serve every epoch.
+  std::function<std::vector<data::EncodedPair>(int64_t epoch)> encode_epoch{};
 };
 
-enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged };
+enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged, kTimeLimit };
 
-// "finished", "early_stopped", "step_limit", "interrupted", "diverged" (metrics.jsonl).
+// "finished", "early_stopped", "step_limit", "interrupted", "diverged", "time_limit"
+// (metrics.jsonl).
 const char* stop_reason_name(StopReason reason);
 
 // Why training stopped before its planned end, with one sentence for the user.
@@ -82,6 +89,7 @@ struct UpdateBatches {
   std::vector<data::Batch> mine;   // this rank's micro-batches (update_freq at most; maybe none)
   int64_t tokens = 0;              // real target tokens of the whole update, all ranks
   bool is_stop_requested = false;  // some rank was asked to stop
+  bool is_out_of_time = false;     // rank 0 has spent train.max_time
   double collate_seconds = 0.0;    // collating this rank's batches
 };
 
@@ -100,7 +108,10 @@ class Trainer {
   void resume(const std::string& checkpoint_path);
 
   // Trains until the configured epochs are done, early stopping triggers, the loss diverges or
-  // stop_requested becomes true (then checkpoint.pt is saved at the current batch).
+  // stop_requested becomes true (then checkpoint.pt is saved at the current batch). When the
+  // time budget (train.max_time) is spent, checkpoint.pt is saved at the current batch as for a
+  // stop request, then the run ends as at its planned end: the weights it stopped at are validated
+  // (unless that step was just validated) and averaged with the last epochs (train.average_last).
   TrainResult run(const std::atomic<bool>& stop_requested);
 
   // One optimiser update on a CPU batch. With measure_phases the phases are timed.
@@ -132,8 +143,11 @@ class Trainer {
   int world_size() const;
   // Rank 0 of a job, or the only process: validates and writes the run's files.
   bool is_writer() const;
-  // When max_steps is reached or a stop was requested: saves checkpoint.pt and says why.
-  std::optional<TrainStop> check_stop(bool stop_requested);
+  // When max_steps is reached, a stop was requested or the time budget is spent: saves
+  // checkpoint.pt and says why.
+  std::optional<TrainStop> check_stop(bool stop_requested, bool is_out_of_time);
+  // The current step was validated when it was reached (epoch end, or valid_every).
+  bool has_just_validated() const;
   // The batches of the epoch's plan this rank trains in the update starting at batch `first`.
   std::vector<int64_t> rank_batches(int64_t first, int64_t batches) const;
   // Trains the rest of the current epoch.
@@ -154,7 +168,9 @@ class Trainer {
   std::optional<TrainStop> share_verdict(std::optional<TrainStop> stop);
   // Fails when the ranks' parameters are no longer identical bit for bit.
   void check_ranks_agree(const char* when);
-  void write_average(MetricsLog& metrics);
+  // averaged.pt from the last average_last epochs' weights; with_current: the weights training
+  // stopped at inside an epoch (checkpoint.pt) are the newest of them.
+  void write_average(MetricsLog& metrics, bool with_current);
   enum class WithOptimizer : bool { kNo, kYes };
   void save(const std::string& path, WithOptimizer with_optimizer);
 

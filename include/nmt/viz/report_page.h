@@ -43,8 +43,8 @@ struct ReportInput {
 // chrF of the latest evaluation), the loss curves against steps and against training time, and the
 // BLEU curve when evaluations were made at two or more different steps (SVG with axes, ticks and
 // legends; evaluations of one model with different decoders are no curve), the epochs, every
-// evaluation and the configuration as tables. With no training records the page says so in place
-// of the charts. All text is escaped.
+// evaluation, the evaluations' BLEU and chrF by source length and the configuration as tables. With
+// no training records the page says so in place of the charts. All text is escaped.
 std::string render_report_html(const ReportInput& input);
 
 }  // namespace nmt::viz

@@ -1,0 +1,36 @@
+// int8 matrix products for CPU decoding on AVX512-VNNI, with the weights packed once for the
+// kernel. Decoding multiplies a few dozen rows by weight matrices of a few hundred by a few
+// thousand: a general-purpose int8 GEMM (oneDNN's BLAS-like call) repacks the weights and computes
+// their compensation at every call, which at these shapes costs more than the products; here the
+// packing is done once, when the model is prepared.
+//
+// The product is VNNI's: unsigned 8-bit activations times signed 8-bit weights, summed exactly in
+// 32 bits. Activations quantised to signed int8 (q in [-127, 127]) are shifted by 128 to unsigned,
+// and the shift's contribution, 128 * sum_k w[j, k], is subtracted per output column, so the sums
+// are exactly sum_k q[i, k] w[j, k], as a signed int8 GEMM gives them. Requires a CPU with
+// AVX512-VNNI (cpu_has_avx512_vnni()); private to src/model; never throws.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace nmt::model {
+
+// Weights W [rows, cols] int8 in the kernel's layout: panels of 64 output columns, each panel
+// [ceil(cols / 4)][64][4] bytes, so that one step of the kernel reads 4 consecutive 64-byte rows.
+struct PackedInt8Weight {
+  int64_t rows = 0;         // output columns of the product (W's rows)
+  int64_t cols = 0;         // the shared dimension
+  int64_t padded_cols = 0;  // cols rounded up to a multiple of 4
+  std::vector<int8_t> panels;
+  std::vector<int32_t> compensation;  // per row of W: 128 * sum_k w[row, k]
+};
+
+// Packs W [rows, cols] (row-major int8).
+PackedInt8Weight pack_int8_weight(const int8_t* weight, int64_t rows, int64_t cols);
+
+// sums [m, w.rows] (row stride w.rows) = q [m, w.cols] W^T, where activations holds q + 128 as
+// unsigned bytes with row stride w.padded_cols (the padding bytes may hold anything).
+void vnni_gemm(const uint8_t* activations, int64_t m, const PackedInt8Weight& w, int32_t* sums);
+
+}  // namespace nmt::model
