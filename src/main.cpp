@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
     app.exit(error);
     return 2;
   }
+  if (nmt::cli::is_parse_only()) {
+    std::cerr << "nmt: NMT_PARSE_ONLY=1: the arguments parse; nothing was run\n";
+    return 0;
+  }
   nmt::cli::setup_process(global);
   try {
     for (const auto& [subcommand, run] : commands) {

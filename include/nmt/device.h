@@ -23,7 +23,8 @@ int64_t set_threads(int64_t threads);
 // Keeps memory the process frees for reuse instead of handing it back to the kernel. Every training
 // or decoding step allocates and frees the same large tensors; with glibc's defaults each one over
 // 32 MiB is a fresh mmap whose pages fault in again on first touch, which cost 40% of a CPU
-// training step (README, Performance). No-op outside glibc.
+// training step in a profile of the first CPU version (docs/performance.md, Memory). No-op
+// outside glibc.
 void keep_freed_memory();
 
 // "cpu (2 threads)" or "cuda:0 (NVIDIA H100 80GB HBM3)".

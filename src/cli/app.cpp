@@ -3,10 +3,37 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "nmt/crash_report.h"
 #include "nmt/device.h"
 
 namespace nmt::cli {
+namespace {
+
+// Switches off CLI11's ExistingFile, ExistingDirectory and ExistingPath checks (described as
+// FILE, DIR and PATH(existing)) of app and its subcommands, so that a quoted command line naming
+// the reader's own files parses.
+void skip_file_checks(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    for (int index = 0;; ++index) {
+      CLI::Validator* validator = nullptr;
+      try {
+        validator = option->get_validator(index);
+      } catch (const CLI::OptionNotFound&) {
+        break;  // CLI11 has no count of an option's validators
+      }
+      const std::string kind = validator->get_description();
+      if (kind == "FILE" || kind == "DIR" || kind == "PATH(existing)") validator->active(false);
+    }
+  }
+  for (CLI::App* subcommand : app.get_subcommands([](CLI::App*) { return true; })) {
+    skip_file_checks(*subcommand);
+  }
+}
+
+}  // namespace
 
 void add_global_options(CLI::App& app, GlobalOptions& options) {
   auto* quiet = app.add_flag("-q,--quiet", options.is_quiet, "Print warnings and errors only");
@@ -25,8 +52,16 @@ void setup_process(const GlobalOptions& options) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_prepare(app),   add_train(app),  add_translate(app), add_eval(app),   add_score(app),
-          add_attention(app), add_report(app), add_bench(app),     add_export(app), add_serve(app)};
+  std::vector<Command> commands = {
+      add_prepare(app),   add_train(app),  add_translate(app), add_eval(app),   add_score(app),
+      add_attention(app), add_report(app), add_bench(app),     add_export(app), add_serve(app)};
+  if (is_parse_only()) skip_file_checks(app);
+  return commands;
+}
+
+bool is_parse_only() {
+  const char* value = std::getenv("NMT_PARSE_ONLY");
+  return value != nullptr && std::string(value) == "1";
 }
 
 }  // namespace nmt::cli

@@ -24,8 +24,16 @@ void add_global_options(CLI::App& app, GlobalOptions& options);
 // global options) and the allocator policy (nmt::keep_freed_memory).
 void setup_process(const GlobalOptions& options);
 
-// Every subcommand, in the order --help lists them.
+// Every subcommand, in the order --help lists them. Under NMT_PARSE_ONLY (is_parse_only) the
+// checks that files named by flags exist are switched off.
 std::vector<Command> add_commands(CLI::App& app);
+
+// True when the environment sets NMT_PARSE_ONLY=1: nmt parses its command line with every check
+// CLI11 makes (flags, values, choices, ranges, arguments) except that files need not exist, then
+// exits 0 without running anything. scripts/check-commands.py checks the `nmt ...` lines quoted
+// in README.md and docs/ this way (docs/development.md). `--help` cannot: CLI11 2.1 answers it
+// before it looks for unknown flags.
+bool is_parse_only();
 
 Command add_prepare(CLI::App& app);
 Command add_train(CLI::App& app);

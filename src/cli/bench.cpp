@@ -5,7 +5,7 @@ namespace nmt::cli {
 
 Command add_bench(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "bench", "Measure training and translation throughput (see README, Performance)");
+      "bench", "Measure training and translation throughput (see docs/performance.md)");
   command->require_subcommand(1);
   const Command train = add_bench_train(*command);
   const Command translate = add_bench_translate(*command);

@@ -1,5 +1,7 @@
 #include "cli/config_flags.h"
 
+#include "nmt/error.h"
+
 namespace nmt::cli {
 
 CLI::Option* ConfigFlags::add_switch(const std::string& flag,
@@ -18,7 +20,12 @@ CLI::Option* ConfigFlags::add_set_option() {
       "--set",
       [this](const std::vector<std::string>& assignments) {
         for (const std::string& assignment : assignments) {
-          overrides_.push_back(parse_config_override(assignment));
+          try {
+            overrides_.push_back(parse_config_override(assignment));
+          } catch (const ConfigError& error) {
+            // Thrown while CLI11 parses: its own error type reaches main's usage handler (exit 2).
+            throw CLI::ValidationError(error.what());
+          }
         }
       },
       "Override any configuration key, e.g. --set model.dropout=0.3 --set text.vocab_size=4000 "

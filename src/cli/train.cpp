@@ -34,7 +34,7 @@ Command add_train(CLI::App& app) {
           "--nproc", *nproc,
           "Train on this machine with N ranks (data-parallel processes; Gloo on the CPU,\n"
           "NCCL with one GPU each); for several machines launch `nmt train` with torchrun\n"
-          "or srun instead, which set RANK/WORLD_SIZE (README: Scaling out)")
+          "or srun instead, which set RANK/WORLD_SIZE (docs/scaling.md)")
       ->check(CLI::Range(1, 1024));
   flags->add<std::string>("--device", "train.device", "cpu, cuda, cuda:N or auto");
   flags->add<int64_t>("--threads", "train.threads", "CPU threads, 0 = all cores");

@@ -112,8 +112,8 @@ class ThreadCountScope {
 
 // On the CPU, batches are decoded by `translators` worker threads side by side, each running its
 // operations on `threads` threads. A decoding step is many small operations; two threads sharing
-// each of them leave a core idle much of the time, two batches side by side do not (README, CPU).
-// The batches' results do not depend on which worker decodes them.
+// each of them leave a core idle much of the time, two batches side by side do not
+// (docs/performance.md). The batches' results do not depend on which worker decodes them.
 template <class Decode>
 std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
                                                 const Decode& decode,

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "nmt/data/batcher.h"
@@ -283,11 +284,14 @@ TrainOutcome train_run(const TrainRequest& request) {
   refuse_if_too_large(config.model, tokenizers.source->size(), tokenizers.target->size(), device);
   model::Transformer model(config.model, tokenizers.source->size(), tokenizers.target->size());
   model->to(device);
-  spdlog::info(
-      "model: {} parameters, d_model {}, {}+{} layers, {} heads, {}-norm; device {}, {} threads",
-      count_parameters(model), config.model.d_model, config.model.layers, config.model.layers,
-      config.model.heads, config.model.norm == model::NormPosition::kPre ? "pre" : "post",
-      describe_device(device), threads);
+  // "device cpu, 1 thread"; on a GPU the threads are the CPU's ("device cuda:0, 16 CPU threads").
+  const std::string thread_count = std::to_string(threads) + (device.is_cpu() ? "" : " CPU") +
+                                   (threads == 1 ? " thread" : " threads");
+  spdlog::info("model: {} parameters, d_model {}, {}+{} layers, {} heads, {}-norm; device {}, {}",
+               count_parameters(model), config.model.d_model, config.model.layers,
+               config.model.layers, config.model.heads,
+               config.model.norm == model::NormPosition::kPre ? "pre" : "post", device.str(),
+               thread_count);
 
   if (!setup.has_checkpoint && !config.train.init_from.empty()) {
     const std::string weights =

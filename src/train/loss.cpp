@@ -11,7 +11,7 @@ namespace {
 // One [N, V] fp32 buffer per step: the log-probabilities, computed by LibTorch's fused log-softmax
 // in the forward pass and turned into the gradient in place in the backward pass. Every other
 // [N, V] temporary is avoided: on the CPU each fresh buffer of this size can cost its size in page
-// faults (README, Performance).
+// faults (docs/performance.md, Memory).
 class SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntropy> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* context,

@@ -33,8 +33,8 @@ struct SearchOptions {
 };
 
 // The format `precision` means on this machine: kAuto is int8 on a CPU with AVX512-VNNI and a
-// quantised engine, where it measured fastest at the same BLEU (README, CPU), and fp32 elsewhere
-// (on CUDA, and on CPUs without the instructions). Explicit choices are kept.
+// quantised engine, where it measured fastest at the same BLEU (docs/performance.md), and fp32
+// elsewhere (on CUDA, and on CPUs without the instructions). Explicit choices are kept.
 Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_has_vnni);
 
 }  // namespace nmt::decode

@@ -8,7 +8,7 @@
 //    it arrives, integer products by nmt's AVX512-VNNI kernel on weights packed once
 //    (model/vnni_gemm.h); fp32 in and out. LibTorch's own
 //    dynamic-quantised linear was measured and not used: its oneDNN path builds a new kernel for
-//    every input scale, about 1 ms a call (README, CPU).
+//    every input scale, about 1 ms a call (docs/performance.md).
 //
 // Shapes: x [..., in] -> [..., out]. Throws c10::Error on shape mismatches; never logs.
 #pragma once

@@ -16,9 +16,9 @@ enum class Schedule {
 // Arithmetic of the forward and backward passes. bf16 autocast runs the matrix products in bf16
 // while master weights, Adam, the loss, softmax and layer norms stay fp32; bf16 has fp32's range,
 // so unlike fp16 it needs no loss scaling. `auto` means bf16 on a CPU with AVX512-BF16, where it
-// measured faster for every model size tried (README, CPU), and fp32 everywhere else: on CUDA bf16
-// measured slower for nmt's model sizes (README, CUDA), and CPUs without the instructions emulate
-// bf16 slowly.
+// measured faster for every model size tried (docs/performance.md), and fp32 everywhere else: on
+// CUDA bf16 measured slower for nmt's model sizes (docs/performance.md, GPU), and CPUs without the
+// instructions emulate bf16 slowly.
 enum class Precision { kAuto, kFp32, kBf16 };
 
 // True when a pass on CUDA (is_cuda) or on a CPU with or without AVX512-BF16 runs under bf16
