@@ -1,28 +1,26 @@
+// The epoch loop: batches of an epoch, progress, stops (signal, budget, step limit), the run's
+// start and end records. An update step is in trainer_update.cpp, validation and saving in
+// trainer_validation.cpp.
 #include "nmt/train/trainer.h"
 
 #include <ATen/ATen.h>
 #include <spdlog/spdlog.h>
-#include <torch/cuda.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/utils.h>
 
-#include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "autocast.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
-#include "nmt/text/vocab.h"
-#include "nmt/train/progress.h"
 #include "nmt/train/schedule.h"
+#include "trainer_internal.h"
 
 namespace nmt::train {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using trainer_detail::diverged;
+using trainer_detail::metric_label;
 
 // Current resident memory (VmRSS) in MiB, logged so that long runs show whether memory grows.
 double resident_memory_mib() {
@@ -32,25 +30,6 @@ double resident_memory_mib() {
     if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
   }
   return 0.0;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Forward pass of a batch: decoder states of the real target positions only, so that the
-// vocabulary projection never runs on padding. Returns (loss sum, tokens).
-LossSum batch_loss(model::Transformer& model,
-                   const at::Tensor& source,
-                   const at::Tensor& target_in,
-                   const at::Tensor& target_out,
-                   double smoothing) {
-  const at::Tensor memory = model->encode(source);
-  const at::Tensor hidden = model->decode(target_in, memory, model::padding_mask(source));
-  const at::Tensor rows = target_out.reshape({-1}).ne(text::kPadId).nonzero().squeeze(1);
-  const at::Tensor states = hidden.reshape({-1, hidden.size(-1)}).index_select(0, rows);
-  const at::Tensor targets = target_out.reshape({-1}).index_select(0, rows);
-  return label_smoothed_cross_entropy(model->project(states), targets, smoothing);
 }
 
 // Running sums of the loss over a logging window, kept on the device so that adding a step never
@@ -85,28 +64,11 @@ class LossWindow {
 
 }  // namespace
 
-// What one call of Trainer::run carries from epoch to epoch.
-struct TrainingSession {
-  std::optional<MetricsLog> metrics;  // rank 0 (or the only process) writes metrics.jsonl
-  ProgressDisplay display;
-  int64_t batches = 0;   // batches trained in this session (for the ETA)
-  double seconds = 0.0;  // their training time
-};
-
-struct EpochOutcome {
-  double mean_loss = 0.0;
-  std::optional<TrainStop> stop;
-};
-
-namespace {
-
-TrainStop diverged(const std::string& what) {
+TrainStop trainer_detail::diverged(const std::string& what) {
   return {StopReason::kDiverged, what +
                                      "; stopped without saving, the last good checkpoint is kept. "
                                      "Try a lower lr or clip_norm"};
 }
-
-}  // namespace
 
 const char* stop_reason_name(StopReason reason) {
   switch (reason) {
@@ -164,48 +126,6 @@ void Trainer::check_ranks_agree(const char* when) {
               "; the ranks no longer train the same model (different nmt builds or devices?)");
 }
 
-std::vector<int64_t> Trainer::rank_batches(int64_t first, int64_t batches) const {
-  const int64_t ranks = world_size();
-  const int64_t rank = setup_.communicator ? setup_.communicator->rank() : 0;
-  const int64_t end = std::min(batches, first + ranks * setup_.options.update_freq);
-  std::vector<int64_t> mine;
-  for (int64_t index = first + rank; index < end; index += ranks) mine.push_back(index);
-  return mine;
-}
-
-int64_t Trainer::batches_per_update() const { return world_size() * setup_.options.update_freq; }
-
-UpdateBatches Trainer::update_batches(const data::BatchPlan& plan,
-                                      int64_t first,
-                                      bool stop_requested) {
-  UpdateBatches update;
-  const auto start = Clock::now();
-  for (const int64_t index : rank_batches(first, static_cast<int64_t>(plan.size()))) {
-    update.mine.push_back(data::collate(train_, plan[static_cast<std::size_t>(index)]));
-    update.tokens += update.mine.back().target_tokens;
-  }
-  update.collate_seconds = seconds_since(start);
-  update.is_stop_requested = stop_requested;
-  // Rank 0's clock decides: its training time is the one checkpoints record.
-  const double budget = setup_.options.max_time_seconds;
-  update.is_out_of_time = is_writer() && budget > 0.0 && progress_.train_seconds >= budget;
-  if (setup_.communicator) {
-    // One small all-reduce: the update's tokens on all ranks, whether any rank was told to stop
-    // (a signal reaches one rank or all; either way they stop at the same update), and whether
-    // rank 0 has spent the time budget.
-    at::Tensor shared = at::tensor({update.tokens, static_cast<int64_t>(stop_requested),
-                                    static_cast<int64_t>(update.is_out_of_time)},
-                                   at::kLong);
-    if (setup_.device.is_cuda()) shared = shared.to(setup_.device);
-    setup_.communicator->sum({shared}, "the update's token count");
-    shared = shared.cpu();
-    update.tokens = shared[0].item<int64_t>();
-    update.is_stop_requested = shared[1].item<int64_t>() > 0;
-    update.is_out_of_time = shared[2].item<int64_t>() > 0;
-  }
-  return update;
-}
-
 bool Trainer::uses_bf16() const {
   return train::uses_bf16(setup_.options.precision, setup_.device.is_cuda());
 }
@@ -228,304 +148,12 @@ void Trainer::restore_epoch_loss() {
                  at::full({}, progress_.epoch_loss_tokens, on_device.dtype(at::kLong))};
 }
 
-StepResult Trainer::train_step(const data::Batch& batch, bool measure_phases) {
-  return train_update({batch}, batch.target_tokens, measure_phases);
-}
-
-StepResult Trainer::train_update(const std::vector<data::Batch>& micro_batches,
-                                 int64_t update_tokens,
-                                 bool measure_phases) {
-  StepResult result;
-  const bool is_cuda = setup_.device.is_cuda();
-  auto mark = [&](double& slot, Clock::time_point& since) {
-    if (!measure_phases) return;
-    if (is_cuda) torch::cuda::synchronize(setup_.device.index());
-    const auto now = Clock::now();
-    slot += std::chrono::duration<double>(now - since).count();
-    since = now;
-  };
-  const double divisor = static_cast<double>(std::max<int64_t>(1, update_tokens));
-  model_->train();
-  auto since = Clock::now();
-  for (const data::Batch& batch : micro_batches) {
-    const at::Tensor source = batch.source.to(setup_.device, /*non_blocking=*/true);
-    const at::Tensor target_in = batch.target_in.to(setup_.device, /*non_blocking=*/true);
-    const at::Tensor target_out = batch.target_out.to(setup_.device, /*non_blocking=*/true);
-    mark(result.times.data, since);
-    LossSum loss;
-    {
-      AutocastScope autocast(setup_.device.type(), uses_bf16());
-      loss = batch_loss(model_, source, target_in, target_out, setup_.options.label_smoothing);
-    }
-    mark(result.times.forward, since);
-    (loss.sum / divisor).backward();
-    mark(result.times.backward, since);
-    const at::Tensor sum = loss.sum.detach();
-    result.loss.sum = result.loss.sum.defined() ? result.loss.sum + sum : sum;
-    result.loss.tokens =
-        result.loss.tokens.defined() ? result.loss.tokens + loss.tokens : loss.tokens;
-  }
-  if (!result.loss.sum.defined()) {  // a rank without a batch in the last update of an epoch
-    result.loss.sum = at::zeros({}, at::TensorOptions().device(setup_.device));
-    result.loss.tokens = at::zeros({}, at::TensorOptions().dtype(at::kLong).device(setup_.device));
-  }
-  if (setup_.communicator) {
-    std::vector<at::Tensor> summed;
-    summed.reserve(parameters_.size() + 1);
-    for (at::Tensor& parameter : parameters_) {
-      if (!parameter.grad().defined()) parameter.mutable_grad() = at::zeros_like(parameter);
-      summed.push_back(parameter.grad());
-    }
-    summed.push_back(result.loss.sum);
-    setup_.communicator->sum(summed, "the gradients");
-    result.loss.tokens = at::full({}, update_tokens, result.loss.tokens.options());
-  }
-  if (setup_.options.clip_norm > 0.0) {
-    torch::nn::utils::clip_grad_norm_(parameters_, setup_.options.clip_norm);
-  }
-  optimizer_.step(learning_rate(setup_.options, optimizer_.steps() + 1));
-  optimizer_.zero_grad();
-  mark(result.times.optimizer, since);
-  return result;
-}
-
-ValidationResult Trainer::validate() {
-  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0,
-                                       /*shuffle=*/false};
-  ValidationResult result = evaluate_loss(model_, valid_, batching, setup_.options.label_smoothing,
-                                          setup_.device, uses_bf16());
-  if (setup_.score_translations && !valid_.empty()) {
-    result.translation = setup_.score_translations(model_);
-  }
-  model_->train();
-  return result;
-}
-
 void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
   if (!is_writer()) return;
   progress_.epoch_loss_sum = epoch_loss_.sum.item<double>();
   progress_.epoch_loss_tokens = epoch_loss_.tokens.item<int64_t>();
   save_checkpoint(path, model_, with_optimizer == WithOptimizer::kYes ? &optimizer_ : nullptr,
                   progress_, setup_.config_json);
-}
-
-struct Trainer::Validation {
-  ValidationResult result;
-  bool is_best = false;
-  double seconds = 0.0;
-
-  bool has_valid() const { return result.tokens > 0; }
-  bool has_diverged() const { return has_valid() && !std::isfinite(result.loss); }
-};
-
-namespace {
-
-// "valid loss 2.1234 (ppl 8.37), BLEU 23.41, chrF 45.10"
-std::string describe_validation(const ValidationResult& result) {
-  std::string text =
-      fmt::format("valid loss {:.4f} (ppl {:.2f})", result.loss, std::exp(result.nll));
-  if (result.translation) {
-    text += fmt::format(", BLEU {:.2f}, chrF {:.2f}", result.translation->bleu,
-                        result.translation->chrf);
-  }
-  return text;
-}
-
-const char* metric_label(BestMetric metric) {
-  switch (metric) {
-    case BestMetric::kLoss:
-      return "validation loss";
-    case BestMetric::kBleu:
-      return "validation BLEU";
-    case BestMetric::kChrf:
-      return "validation chrF";
-  }
-  return "?";
-}
-
-}  // namespace
-
-Trainer::Validation Trainer::validate_and_keep_best() {
-  const auto start = Clock::now();
-  Validation validation{validate()};
-  if (validation.has_valid() && !validation.has_diverged()) {
-    const double value = metric_value(setup_.options.best_metric, validation.result);
-    validation.is_best = improves(setup_.options.best_metric, value, progress_.best_score);
-    if (validation.is_best) {
-      progress_.best_score = value;
-      progress_.best_step = progress_.step;
-      progress_.validations_without_improvement = 0;
-      save(setup_.run.best(), WithOptimizer::kNo);
-    } else {
-      ++progress_.validations_without_improvement;
-    }
-  }
-  validation.seconds = seconds_since(start);
-  return validation;
-}
-
-std::optional<TrainStop> Trainer::check_patience() const {
-  const int64_t patience = setup_.options.early_stopping;
-  const int64_t waited = progress_.validations_without_improvement;
-  if (patience == 0 || waited < patience) return std::nullopt;
-  return TrainStop{StopReason::kEarlyStopped,
-                   std::string("no better ") + metric_label(setup_.options.best_metric) + " for " +
-                       std::to_string(waited) +
-                       (setup_.options.valid_every > 0 ? " validations" : " epochs") +
-                       ": stopped early"};
-}
-
-std::optional<TrainStop> Trainer::share_verdict(std::optional<TrainStop> stop) {
-  if (!setup_.communicator) return stop;
-  at::Tensor verdict = at::full({1}, stop ? static_cast<int64_t>(stop->reason) + 1 : 0, at::kLong);
-  if (setup_.device.is_cuda()) verdict = verdict.to(setup_.device);
-  setup_.communicator->sum({verdict}, "rank 0's verdict on the validation");
-  const int64_t code = verdict.item<int64_t>();
-  if (code > 0 && !stop) {
-    stop = TrainStop{static_cast<StopReason>(code - 1), "rank 0 ended the training"};
-  }
-  return stop;
-}
-
-std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double train_loss) {
-  if (!setup_.communicator) return save_epoch(*session.metrics, train_loss);
-  check_ranks_agree(("after epoch " + std::to_string(progress_.epoch + 1)).c_str());
-  // Rank 0 validates and saves while the others wait; its verdict reaches them as a number.
-  std::optional<TrainStop> stop;
-  if (is_writer()) {
-    stop = save_epoch(*session.metrics, train_loss);
-  } else {
-    ++progress_.epoch;
-    progress_.batch = 0;
-    progress_.epoch_loss_sum = 0.0;
-    progress_.epoch_loss_tokens = 0;
-    restore_epoch_loss();
-  }
-  return share_verdict(std::move(stop));
-}
-
-std::optional<TrainStop> Trainer::save_epoch(MetricsLog& metrics, double train_loss) {
-  if (!std::isfinite(train_loss)) {
-    return diverged("the loss is no longer finite (train " + std::to_string(train_loss) + ")");
-  }
-  ++progress_.epoch;
-  progress_.batch = 0;
-  progress_.epoch_loss_sum = 0.0;
-  progress_.epoch_loss_tokens = 0;
-  restore_epoch_loss();
-  std::optional<Validation> validation;
-  if (setup_.options.valid_every == 0) {
-    validation = validate_and_keep_best();
-    if (validation->has_diverged()) {
-      return diverged("the validation loss is no longer finite (train " +
-                      std::to_string(train_loss) + ")");
-    }
-  }
-  const RunDir& run = setup_.run;
-  save(run.checkpoint(), WithOptimizer::kYes);
-  if (setup_.options.average_last > 0) {
-    save(run.epoch_weights(progress_.epoch), WithOptimizer::kNo);
-    std::error_code ignored;
-    std::filesystem::remove(run.epoch_weights(progress_.epoch - setup_.options.average_last),
-                            ignored);
-  }
-  EpochRecord record;
-  record.epoch = progress_.epoch;
-  record.step = progress_.step;
-  record.train_loss = train_loss;
-  record.lr = learning_rate(setup_.options, progress_.step);
-  record.train_seconds = progress_.train_seconds;
-  record.target_tokens = progress_.target_tokens;
-  if (validation && validation->has_valid()) {
-    const ValidationResult& valid = validation->result;
-    record.is_best = validation->is_best;
-    record.validation_seconds = validation->seconds;
-    record.valid_loss = valid.loss;
-    record.valid_ppl = std::exp(valid.nll);
-    if (valid.translation) {
-      record.valid_bleu = valid.translation->bleu;
-      record.valid_chrf = valid.translation->chrf;
-    }
-    spdlog::info("epoch {}/{}: train loss {:.4f}, {}{}, {} steps, {}", progress_.epoch,
-                 setup_.options.epochs, train_loss, describe_validation(valid),
-                 validation->is_best ? ", best so far" : "", progress_.step,
-                 format_clock(progress_.train_seconds));
-  } else {
-    spdlog::info("epoch {}/{}: train loss {:.4f}, {} steps", progress_.epoch, setup_.options.epochs,
-                 train_loss, progress_.step);
-  }
-  metrics.write(record);
-  return validation ? check_patience() : std::nullopt;
-}
-
-std::optional<TrainStop> Trainer::validate_between_epochs(TrainingSession& session) {
-  std::optional<TrainStop> stop;
-  if (is_writer()) {
-    const Validation validation = validate_and_keep_best();
-    if (validation.has_diverged()) {
-      stop = diverged("the validation loss is no longer finite at step " +
-                      std::to_string(progress_.step));
-    } else {
-      save(setup_.run.checkpoint(), WithOptimizer::kYes);
-      if (validation.has_valid()) {
-        const ValidationResult& valid = validation.result;
-        ValidRecord record;
-        record.epoch = progress_.epoch + 1;
-        record.step = progress_.step;
-        record.train_seconds = progress_.train_seconds;
-        record.is_best = validation.is_best;
-        record.validation_seconds = validation.seconds;
-        record.valid_loss = valid.loss;
-        record.valid_ppl = std::exp(valid.nll);
-        if (valid.translation) {
-          record.valid_bleu = valid.translation->bleu;
-          record.valid_chrf = valid.translation->chrf;
-        }
-        session.metrics->write(record);
-        spdlog::info("step {} (epoch {}): {}{}", progress_.step, progress_.epoch + 1,
-                     describe_validation(valid), validation.is_best ? ", best so far" : "");
-        stop = check_patience();
-      }
-    }
-  }
-  return share_verdict(std::move(stop));
-}
-
-void Trainer::write_average(MetricsLog& metrics, bool with_current) {
-  const RunDir& run = setup_.run;
-  std::vector<std::string> paths;
-  const int64_t epochs = setup_.options.average_last - (with_current ? 1 : 0);
-  const int64_t first = std::max<int64_t>(1, progress_.epoch - epochs + 1);
-  for (int64_t epoch = first; epoch <= progress_.epoch; ++epoch) {
-    if (std::filesystem::exists(run.epoch_weights(epoch)))
-      paths.push_back(run.epoch_weights(epoch));
-  }
-  if (with_current) paths.push_back(run.checkpoint());
-  if (paths.size() < 2) return;
-  load_averaged_weights(paths, model_, setup_.device);
-  const ValidationResult valid = validate();
-  const BestMetric metric = setup_.options.best_metric;
-  // Translation picks averaged.pt first, so it is kept only when it beats best.pt.
-  const bool is_better =
-      valid.tokens == 0 || improves(metric, metric_value(metric, valid), progress_.best_score);
-  metrics.write(AverageRecord{static_cast<int64_t>(paths.size()), valid.loss, std::exp(valid.nll),
-                              is_better});
-  const std::string mean =
-      with_current
-          ? fmt::format("the mean of the last {} epochs and the weights training stopped at",
-                        paths.size() - 1)
-          : fmt::format("the mean of the last {} epochs", paths.size());
-  if (is_better) {
-    save(run.averaged(), WithOptimizer::kNo);
-    spdlog::info("averaged.pt: {}, {}, better than best.pt", mean, describe_validation(valid));
-  } else {
-    std::error_code ignored;
-    std::filesystem::remove(run.averaged(), ignored);
-    spdlog::info("{} ({}) is not better than best.pt ({} {:.4f}): not kept", mean,
-                 describe_validation(valid), metric_label(metric), progress_.best_score);
-  }
-  // The run's latest checkpoint stays the trained model; the average is its own file.
-  load_checkpoint(run.checkpoint(), model_, nullptr, setup_.device, /*restore_rng=*/false);
 }
 
 std::optional<TrainStop> Trainer::check_stop(bool stop_requested, bool is_out_of_time) {

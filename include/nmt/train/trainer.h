@@ -93,8 +93,8 @@ struct UpdateBatches {
   double collate_seconds = 0.0;    // collating this rank's batches
 };
 
-struct TrainingSession;  // what one run() carries between epochs (trainer.cpp)
-struct EpochOutcome;     // an epoch's mean loss, or why it stopped (trainer.cpp)
+struct TrainingSession;  // what one run() carries between epochs (src/train/trainer_internal.h)
+struct EpochOutcome;     // an epoch's mean loss, or why it stopped (src/train/trainer_internal.h)
 
 class Trainer {
  public:

@@ -1,0 +1,43 @@
+// What the trainer's three files (trainer.cpp: the epoch loop; trainer_update.cpp: an update
+// step with its collectives; trainer_validation.cpp: validation, saving and the best model) share.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "nmt/train/options.h"
+#include "nmt/train/progress.h"
+#include "nmt/train/trainer.h"
+
+namespace nmt::train {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// What one call of Trainer::run carries from epoch to epoch.
+struct TrainingSession {
+  std::optional<MetricsLog> metrics;  // rank 0 (or the only process) writes metrics.jsonl
+  ProgressDisplay display;
+  int64_t batches = 0;   // batches trained in this session (for the ETA)
+  double seconds = 0.0;  // their training time
+};
+
+struct EpochOutcome {
+  double mean_loss = 0.0;
+  std::optional<TrainStop> stop;
+};
+
+namespace trainer_detail {
+
+// The stop for a loss that is no longer finite; `what` says which and where.
+TrainStop diverged(const std::string& what);
+
+// "validation loss", "validation BLEU", "validation chrF"
+const char* metric_label(BestMetric metric);
+
+}  // namespace trainer_detail
+}  // namespace nmt::train
