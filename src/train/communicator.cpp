@@ -254,7 +254,7 @@ bool Communicator::identical_on_all_ranks(const std::vector<at::Tensor>& tensors
 }
 
 std::pair<at::Tensor, at::Tensor> Communicator::range_over_ranks(const at::Tensor& values,
-                                                                const std::string& what) {
+                                                                 const std::string& what) {
   at::Tensor highest = values.detach().clone();
   at::Tensor lowest = highest.clone();
   for (const auto& [flat, op] :
@@ -286,8 +286,8 @@ void Communicator::share_from_leader(const std::string& key, std::string& value)
   } catch (const std::exception& error) {
     throw Error("distributed: rank " + std::to_string(rank()) + " of " +
                 std::to_string(world_size()) + ": waiting for rank 0's " + key +
-                " failed; rank 0 died or its store cannot be reached (" +
-                without_backtrace(error) + ")");
+                " failed; rank 0 died or its store cannot be reached (" + without_backtrace(error) +
+                ")");
   }
 }
 

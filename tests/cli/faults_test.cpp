@@ -144,32 +144,9 @@ TEST(OutOfMemoryTest, AModelTooLargeForTheMachineIsRefusedBeforeAllocating) {
   EXPECT_EQ(result.output.find("frame #"), std::string::npos);
 }
 
-// The address space (KiB) of an nmt process whose libraries are loaded: under 1 GiB with Debian's
-// LibTorch, several GiB with a CUDA one. Read while nmt waits to open a FIFO nobody writes yet.
-int64_t loaded_address_space_kib(const testing::ScratchDir& dir) {
-  const std::string fifo = dir.file("hypotheses.fifo");
-  const std::string references = dir.write("references.txt", "x\n");
-  if (mkfifo(fifo.c_str(), 0600) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl(NMT_BINARY, NMT_BINARY, "score", "--hyp", fifo.c_str(), "--ref", references.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  const int writer = open(fifo.c_str(), O_WRONLY);  // returns once nmt opens it: main is running
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  int64_t kib = -1;
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmSize:", 0) == 0) kib = std::stoll(line.substr(7));
-  }
-  if (writer >= 0) close(writer);
-  waitpid(pid, nullptr, 0);
-  return kib;
-}
-
 TEST(OutOfMemoryTest, AnAllocationFailureWhileTrainingIsOneLineOfAdvice) {
   testing::ScratchDir dir;
-  const int64_t loaded = loaded_address_space_kib(dir);
+  const int64_t loaded = testing::loaded_memory(dir).address_space_kib;
   ASSERT_GT(loaded, 0) << "could not measure nmt's address space";
   // 1.2e8 parameters need 1.8 GiB with gradients and Adam moments, which the machine has, but the
   // address space is limited to what the loaded libraries take and 750 MiB more: the allocator
