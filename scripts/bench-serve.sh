@@ -33,7 +33,7 @@ done
 mkdir -p "$out/raw"
 sentences=${SENTENCES:-$out/raw/sentences.txt}
 if [[ -z "${SENTENCES:-}" ]]; then
-  cut -f1 "$run/test.tsv" | head -n 2000 > "$sentences"
+  head -n 2000 "$run/test.tsv" | cut -f1 > "$sentences"
 fi
 export BENCH_SENTENCES=$sentences
 

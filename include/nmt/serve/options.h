@@ -12,7 +12,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";    // address to bind; "0.0.0.0" listens on every interface
   int64_t port = 8080;               // TCP port; 0 = any free port (the log names it)
   int64_t max_batch = 64;            // sentences decoded together at most
-  int64_t max_wait_ms = 2;           // ms the oldest queued sentence waits for others; 0 = none
+  int64_t max_wait_ms = 0;           // ms the oldest queued sentence waits for others; 0 = none
   int64_t workers = 1;               // batches handed to the model at once
   int64_t http_threads = 64;         // connections served at once (keep-alive holds one each)
   int64_t max_queue = 2048;          // sentences waiting at most; beyond it 503 with Retry-After
