@@ -67,8 +67,10 @@ for file in "$model"/config.json "$model"/vocab*.txt "$model"/spm*.model "$model
 done
 total=$(wc -l < "$model/test.tsv")
 [[ $total -gt 0 ]] || { echo "bench-translate: $model/test.tsv is empty" >&2; exit 2; }
-for ((copied = 0; copied < sentences; copied += total)); do cat "$model/test.tsv"; done |
-  head -n "$sentences" > "$run/test.tsv"
+# The first N sentences, the split repeated when it has fewer (no pipe into head: under pipefail,
+# cat ending on SIGPIPE would end the script).
+awk -v n="$sentences" '{ lines[NR] = $0 } END { for (i = 0; i < n; ++i) print lines[i % NR + 1] }' \
+  "$model/test.tsv" > "$run/test.tsv"
 cut -f1 "$run/test.tsv" > "$out/raw/sources.txt"
 cut -f2 "$run/test.tsv" > "$out/raw/references.txt"
 
@@ -112,10 +114,10 @@ run_nmt() {
     error=$(tail -n 1 "$scratch/error.txt")
   fi
   "$python" - "$scratch/bench.json" "$out/raw/$name.json" "$strategy" "$precision" "$threads" \
-    "$("$nmt" --version)" "$error" <<'PY'
+    "$("$nmt" --version | head -n 1)" "$error" <<'PY'
 import json, sys
-bench, out, strategy, precision, threads, version, error = sys.argv[1:]
-row = {"engine": "nmt " + version, "strategy": strategy, "beam_size": 5, "precision": precision,
+bench, out, strategy, precision, threads, engine, error = sys.argv[1:]
+row = {"engine": engine, "strategy": strategy, "beam_size": 5, "precision": precision,
        "threads": threads}
 if error:
     row["error"] = error
