@@ -128,7 +128,7 @@ done
 # --- Record: command, machine, versions ---
 versions=$(mktemp)
 {
-  echo "{\"nmt\": \"$("$nmt" --version) (git $(git rev-parse --short HEAD 2>/dev/null || echo ?), LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo ?))\","
+  echo "{\"nmt\": \"$("$nmt" --version | head -n 1) (git $(git rev-parse --short HEAD 2>/dev/null || echo ?), LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo ?))\","
   echo "\"score\": \"$("$score_python" -c 'import sacrebleu, sentencepiece; print("sacreBLEU", sacrebleu.__version__, "sentencepiece", sentencepiece.__version__)')\""
   for tool in onmt joey; do
     has_tool $tool && [[ -z ${unusable[$tool]:-} ]] || continue
