@@ -11,16 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-ModelInfo en_es() {
-  ModelInfo model;
-  model.source_lang = "en";
-  model.target_lang = "es";
-  model.run = "runs/tiny";
-  model.checkpoint = "runs/tiny/best.pt";
-  model.version = "0badc0de";
-  return model;
-}
-
 // The ApiError a call throws, as "status message".
 template <class Call>
 std::string refusal(Call&& call) {
@@ -32,7 +22,7 @@ std::string refusal(Call&& call) {
   return "accepted";
 }
 
-std::string libre_refusal(const json& fields, const ModelInfo& model = en_es()) {
+std::string libre_refusal(const json& fields, const ModelInfo& model = testing::en_es_model()) {
   return refusal([&] { (void)libre_request(fields, ServeOptions{}, model); });
 }
 
@@ -124,7 +114,7 @@ TEST(LibreRequestTest, AWrongLanguagePairNamesThePairTheModelServes) {
   EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "auto"}, {"target", "es"}}), "accepted");
   EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "EN"}, {"target", "Es"}}), "accepted");
   // A run without language codes takes any.
-  ModelInfo any = en_es();
+  ModelInfo any = testing::en_es_model();
   any.source_lang.clear();
   any.target_lang.clear();
   EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "xx"}, {"target", "auto"}}, any), "accepted");
@@ -139,7 +129,8 @@ TEST(LibreRequestTest, LimitsNameTheirSizeAndLimit) {
   limits.max_chars = 10;
   const auto refused = [&](const json& q) {
     return refusal([&] {
-      (void)libre_request({{"q", q}, {"source", "en"}, {"target", "es"}}, limits, en_es());
+      (void)libre_request({{"q", q}, {"source", "en"}, {"target", "es"}}, limits,
+                          testing::en_es_model());
     });
   };
   EXPECT_EQ(refused({"a", "b", "c", "d"}),
@@ -153,43 +144,46 @@ TEST(LibreRequestTest, LimitsNameTheirSizeAndLimit) {
 }
 
 TEST(LibreRequestTest, TextsAreTranslatedLineByLineAndJoinedBack) {
-  const LibreRequest request = libre_request(
-      {{"q", {"Hello.\r\nBye.", "One"}}, {"source", "en"}, {"target", "es"}}, {}, en_es());
+  const LibreRequest request =
+      libre_request({{"q", {"Hello.\r\nBye.", "One"}}, {"source", "en"}, {"target", "es"}}, {},
+                    testing::en_es_model());
   EXPECT_EQ(request.lines, (std::vector<std::string>{"Hello.", "Bye.", "One"}));
   EXPECT_EQ(request.line_counts, (std::vector<std::size_t>{2, 1}));
   EXPECT_TRUE(request.is_list);
-  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), en_es())),
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), testing::en_es_model())),
             R"({"translatedText":["HELLO.\nBYE.","ONE"]})");
 }
 
 TEST(LibreRequestTest, AnswersAStringWithAString) {
   const LibreRequest request =
-      libre_request({{"q", "hi"}, {"source", "en"}, {"target", "es"}}, {}, en_es());
-  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), en_es())),
+      libre_request({{"q", "hi"}, {"source", "en"}, {"target", "es"}}, {}, testing::en_es_model());
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), testing::en_es_model())),
             R"({"translatedText":"HI"})");
 }
 
 TEST(LibreRequestTest, AlternativesComeFromBeamSearchsNBest) {
-  const LibreRequest request = libre_request(
-      {{"q", "hi"}, {"source", "en"}, {"target", "es"}, {"alternatives", "2"}}, {}, en_es());
+  const LibreRequest request =
+      libre_request({{"q", "hi"}, {"source", "en"}, {"target", "es"}, {"alternatives", "2"}}, {},
+                    testing::en_es_model());
   EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
   EXPECT_EQ(request.options.n_best, 3);
   EXPECT_EQ(request.options.beam_size, 5);
-  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines, 3), en_es())),
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines, 3), testing::en_es_model())),
             R"({"alternatives":["HI #2","HI #3"],"translatedText":"HI"})");
 }
 
 TEST(LibreRequestTest, AutoIsAnsweredWithTheModelsSourceLanguage) {
-  const LibreRequest request =
-      libre_request({{"q", {"a", "b"}}, {"source", "auto"}, {"target", "es"}}, {}, en_es());
-  const json answer = libre_answer(request, results_of(request.lines), en_es());
+  const LibreRequest request = libre_request(
+      {{"q", {"a", "b"}}, {"source", "auto"}, {"target", "es"}}, {}, testing::en_es_model());
+  const json answer = libre_answer(request, results_of(request.lines), testing::en_es_model());
   EXPECT_EQ(answer["detectedLanguage"], json::parse(R"([{"confidence": 100.0, "language": "en"},
                             {"confidence": 100.0, "language": "en"}])"));
 }
 
 TEST(LibreLanguagesTest, ListsThePairTheModelServes) {
-  EXPECT_EQ(dump(libre_languages(en_es())), R"([{"code":"en","name":"English","targets":["es"]},)"
-                                            R"({"code":"es","name":"Spanish","targets":[]}])");
+  EXPECT_EQ(dump(libre_languages(testing::en_es_model())),
+            R"([{"code":"en","name":"English","targets":["es"]},)"
+            R"({"code":"es","name":"Spanish","targets":[]}])");
   EXPECT_EQ(dump(libre_languages(ModelInfo{})), "[]");
 }
 
@@ -265,7 +259,7 @@ TEST(V1RequestTest, LimitsNameTheServeKey) {
 }
 
 TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {
-  ModelInfo model = en_es();
+  ModelInfo model = testing::en_es_model();
   V1Request request =
       v1_request(json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 2, "scores": true,
                       "attention": true})"),

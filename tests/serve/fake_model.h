@@ -12,9 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "nmt/serve/api.h"
 #include "nmt/serve/batcher.h"
 
 namespace nmt::testing {
+
+// What the fake model says of itself: English to Spanish, from a run "runs/tiny".
+inline serve::ModelInfo en_es_model() {
+  serve::ModelInfo model;
+  model.source_lang = "en";
+  model.target_lang = "es";
+  model.run = "runs/tiny";
+  model.checkpoint = "runs/tiny/best.pt";
+  model.version = "0badc0de";
+  return model;
+}
 
 inline std::string upper(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),

@@ -22,16 +22,6 @@ using nlohmann::json;
 using testing::loopback;
 using testing::post_json;
 
-ModelInfo en_es() {
-  ModelInfo model;
-  model.source_lang = "en";
-  model.target_lang = "es";
-  model.run = "runs/tiny";
-  model.checkpoint = "runs/tiny/best.pt";
-  model.version = "0badc0de";
-  return model;
-}
-
 ServeOptions loopback_options() {
   ServeOptions options;
   options.port = 0;
@@ -48,7 +38,7 @@ class ServerTest : public ::testing::Test {
              bool has_model = true) {
     server_ = std::make_unique<Server>(options, api_key);
     port_ = server_->start();
-    if (has_model) server_->set_model(en_es(), model_.function());
+    if (has_model) server_->set_model(testing::en_es_model(), model_.function());
   }
   void TearDown() override {
     model_.open();
@@ -148,7 +138,7 @@ TEST_F(ServerTest, WhileTheModelLoadsTheServerSaysSo) {
   EXPECT_EQ(translate->get_header_value("Retry-After"), "1");
   EXPECT_EQ(loopback(port_).Get("/languages")->status, 503);
   EXPECT_EQ(loopback(port_).Get("/")->status, 200) << "the page is there before the model";
-  server_->set_model(en_es(), model_.function());
+  server_->set_model(testing::en_es_model(), model_.function());
   EXPECT_EQ(loopback(port_).Get("/health")->status, 200);
 }
 
