@@ -36,8 +36,10 @@ gtest_counts() {
     /^\[  SKIPPED \] [A-Za-z_]+\.[A-Za-z_0-9\/]+ \(/ { reasons[$4] = pending }
     END {
       printf "%d tests passed, %d skipped, %d failed\n", passed, skipped, failed
-      for (name in reasons) printf "    skipped: %s (%s)\n", name, reasons[name]
-    }' "$1/Testing/Temporary/LastTest.log" | sort -u -k1,1 -s
+      fflush()
+      for (name in reasons) printf "    skipped: %s (%s)\n", name, reasons[name] | "sort"
+      close("sort")
+    }' "$1/Testing/Temporary/LastTest.log"
 }
 
 # run_suite NAME BUILD_DIR COMMAND...: runs a ctest command, records its counts for the summary.
