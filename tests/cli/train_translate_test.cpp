@@ -103,7 +103,7 @@ TEST_F(TrainedRunTest, InitFromFineTunesOnNewPairsWithTheParentsVocabularies) {
 }
 
 TEST_F(TrainedRunTest, ResumeExtendsTrainingFromTheCheckpoint) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const auto resumed = run_nmt("train --resume --out '" + run_dir_ + "' --epochs 3");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resumed at epoch 3"), std::string::npos) << resumed.output;
@@ -111,7 +111,7 @@ TEST_F(TrainedRunTest, ResumeExtendsTrainingFromTheCheckpoint) {
 }
 
 TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const auto from_arguments =
       run_nmt("translate" + model() + " 'I am hungry' 'Where is the bank?'");
   ASSERT_EQ(from_arguments.exit_code, 0) << from_arguments.output;
@@ -127,7 +127,7 @@ TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
 }
 
 TEST_F(TrainedRunTest, ARepeatedModelIsAnEnsembleAndSentencesStaySentences) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const auto alone = run_nmt("-q translate" + model() + " 'I am hungry' 'Where is the bank?'");
   const auto ensemble =
       run_nmt("-q translate" + model() + model() + " 'I am hungry' 'Where is the bank?'");
@@ -136,7 +136,7 @@ TEST_F(TrainedRunTest, ARepeatedModelIsAnEnsembleAndSentencesStaySentences) {
 }
 
 TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const auto result = run_command("'" + std::string(NMT_BINARY) + "' -q eval" + model() +
                                   " --json --out '" + scratch_->file("hyp.txt") + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -156,7 +156,7 @@ TEST_F(TrainedRunTest, EvalReportsScoresWithSignaturesAsJson) {
 // BLEU and chrF by source length count the whitespace words of the raw source; an empty range
 // is reported as empty (null in JSON), and the report page tabulates the eval record.
 TEST_F(TrainedRunTest, EvalScoresBySourceLengthInWordsOfTheRawSource) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   testing::ScratchDir dir;
   const std::string long_source =
       "I think that we should go home now because it is getting late and dark, and the last bus "
@@ -263,7 +263,7 @@ class TranslatePipe {
 };
 
 TEST_F(TrainedRunTest, TranslateAnswersEachLineOfAPipeAndCtrlCKeepsTheLinesSent) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const auto expected = run_nmt("-q translate" + model() +
                                 " 'I am hungry' 'Where is the bank?' 'Thank you.' 'Good "
                                 "night.'");
@@ -293,7 +293,7 @@ TEST_F(TrainedRunTest, TranslateAnswersEachLineOfAPipeAndCtrlCKeepsTheLinesSent)
 }
 
 TEST_F(TrainedRunTest, EvalOnAReadOnlyRunScoresAndWarnsThatItsRecordWasNotWritten) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   // Tests may run as root, whom chmod does not stop: a read-only bind mount in a private mount
   // namespace does.
   const std::string read_only_mount =
@@ -318,7 +318,7 @@ TEST_F(TrainedRunTest, EvalOnAReadOnlyRunScoresAndWarnsThatItsRecordWasNotWritte
 // `nmt attention` and `nmt report` on a trained run give pages that render in headless Chromium
 // and show every token of the sentence.
 TEST_F(TrainedRunTest, AttentionAndReportPagesRenderInBrowser) {
-  ASSERT_EQ(train_result_->exit_code, 0);
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   if (!testing::has_chromium()) GTEST_SKIP() << "no " << testing::kChromium;
   testing::ScratchDir pages;
   const auto attention = run_nmt("attention" + model() + " 'Where is the library?' --out '" +
