@@ -25,4 +25,18 @@ grep -q '| narrow | `--set model.d_model=32' "$scratch/out/sweep.md" || { cat "$
 touch -d '2000-01-01' "$scratch/out/base/checkpoint.pt"
 run_sweep > "$scratch/second.txt"
 [[ $(stat -c %Y "$scratch/out/base/checkpoint.pt") -eq $(date -d '2000-01-01' +%s) ]] || { echo "a scored run was trained again"; exit 1; }
+
+# A time budget, held-out sets named from the first sweep's base run, and candidates side by side
+# (one lane per core, up to 2): every candidate is scored on exactly the base run's sentences.
+lanes=$(( $(nproc) < 2 ? 1 : 2 ))
+NMT=$nmt CONFIG=$source_dir/configs/quickstart.json MAX_TIME=2s JOBS=$lanes THREADS=1 DEVICE=cpu \
+  HELDOUT=$scratch/out/base EVAL_FLAGS="--strategy greedy --max-len 5" \
+  "$source_dir/scripts/sweep.sh" "$scratch/grid" "$scratch/timed" > "$scratch/timed.txt"
+[[ $(wc -l < "$scratch/timed/sweep.tsv") -eq 3 ]] || { echo "timed: expected 2 rows"; cat "$scratch/timed/sweep.tsv"; exit 1; }
+for name in base narrow; do
+  cmp "$scratch/out/base/valid.tsv" "$scratch/timed/$name/valid.tsv" || { echo "$name: another valid split"; exit 1; }
+  cmp "$scratch/out/base/test.tsv" "$scratch/timed/$name/test.tsv" || { echo "$name: another test split"; exit 1; }
+  grep -q '"max_time": "2s"' "$scratch/timed/$name/config.json" || { echo "$name: no time budget recorded"; exit 1; }
+done
+grep -q '2s of training each' "$scratch/timed/sweep.md" || { cat "$scratch/timed/sweep.md"; exit 1; }
 echo "sweep_test: ok"
