@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "decode/next_token_kernels.h"
 #include "decode/row_decoding.h"
 #include "nmt/decode/search.h"
 #include "nmt/text/vocab.h"
@@ -68,11 +69,11 @@ bool advance(Sentence& sentence,
 }
 
 // The best 2k continuations of each live sentence: scores and flat indices (beam * V + token)
-// into its k beams' next-token distributions, on the CPU.
+// into its k beams' next-token distributions, best first, on the CPU.
 struct Candidates {
-  at::Tensor scores;   // [live, 2k] float
-  at::Tensor indices;  // [live, 2k] int64
-  int64_t count = 0;   // 2k, or all k * V when smaller
+  std::vector<float> scores;     // [live, count]
+  std::vector<int64_t> indices;  // [live, count]
+  int64_t count = 0;             // 2k, or all k * V when smaller
   int64_t vocab = 0;
 };
 
@@ -81,15 +82,33 @@ Candidates top_candidates(const at::Tensor& logits, const std::vector<Sentence>&
   for (const Sentence& sentence : live) {
     for (const Beam& beam : sentence.beams) beam_scores.push_back(beam.score);
   }
-  const at::Tensor log_probs = next_log_probs(logits);
   Candidates candidates;
-  candidates.vocab = log_probs.size(1);
+  candidates.vocab = logits.size(1);
+  candidates.count = std::min<int64_t>(2 * k, k * candidates.vocab);
+  const auto size = static_cast<std::size_t>(static_cast<int64_t>(live.size()) * candidates.count);
+  candidates.scores.resize(size);
+  candidates.indices.resize(size);
+  if (logits.device().is_cpu()) {
+    // <PAD> and <SOS> (ids 0 and 1) are never generated: tokens from 2 on.
+    static_assert(text::kPadId == 0 && text::kSosId == 1, "the first two ids are never generated");
+    const at::Tensor all = logits.to(at::kFloat).contiguous();
+    for (std::size_t s = 0; s < live.size(); ++s) {
+      const auto first_row = static_cast<int64_t>(s) * k;
+      kernels::best_continuations(all.data_ptr<float>() + first_row * candidates.vocab, k,
+                                  candidates.vocab, beam_scores.data() + first_row, 2,
+                                  candidates.count, candidates.scores.data() + s * candidates.count,
+                                  candidates.indices.data() + s * candidates.count);
+    }
+    return candidates;
+  }
+  const at::Tensor log_probs = next_log_probs(logits);
   const at::Tensor totals = (log_probs + at::tensor(beam_scores).to(logits.device()).unsqueeze(1))
                                 .view({static_cast<int64_t>(live.size()), k * candidates.vocab});
-  candidates.count = std::min<int64_t>(2 * k, k * candidates.vocab);
   const auto [top_scores, top_indices] = totals.topk(candidates.count, -1);
-  candidates.scores = top_scores.cpu().contiguous();
-  candidates.indices = top_indices.cpu().contiguous();
+  const at::Tensor scores = top_scores.cpu().contiguous();
+  const at::Tensor indices = top_indices.cpu().contiguous();
+  std::copy_n(scores.data_ptr<float>(), size, candidates.scores.data());
+  std::copy_n(indices.data_ptr<int64_t>(), size, candidates.indices.data());
   return candidates;
 }
 
@@ -145,10 +164,9 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model,
       for (int64_t b = 0; b < k; ++b) {
         sentence.beams[static_cast<std::size_t>(b)].row = static_cast<int64_t>(s) * k + b;
       }
-      const auto row = static_cast<int64_t>(s);
-      if (advance(sentence, candidates.scores[row].data_ptr<float>(),
-                  candidates.indices[row].data_ptr<int64_t>(), candidates.count, candidates.vocab,
-                  k, step)) {
+      const std::size_t first = s * static_cast<std::size_t>(candidates.count);
+      if (advance(sentence, candidates.scores.data() + first, candidates.indices.data() + first,
+                  candidates.count, candidates.vocab, k, step)) {
         results[sentence.index] = best_finished(sentence, length_penalty_, n_best_);
         continue;
       }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "decode/next_token_kernels.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::decode {
@@ -71,22 +72,19 @@ std::vector<std::vector<Hypothesis>> decode_rows(StepModel& model,
 }
 
 Choice most_likely(const at::Tensor& logits) {
-  // <PAD> and <SOS> are ids 0 and 1, so the tokens that can follow are the columns from 2 on: a
-  // view, with nothing written. The softmax is over every column, as next_log_probs's.
+  // <PAD> and <SOS> are ids 0 and 1, so the tokens that can follow are the columns from 2 on; the
+  // softmax's normaliser is over every column, as next_log_probs's.
   static_assert(text::kPadId == 0 && text::kSosId == 1, "the first two ids are never generated");
-  const at::Tensor all = logits.to(at::kFloat).cpu();
-  const at::Tensor normalisers = at::logsumexp(all, 1);
-  const at::Tensor candidates = all.narrow(1, 2, all.size(1) - 2);
-  const int64_t rows = candidates.size(0);
-  const int64_t count = candidates.size(1);
-  const int64_t stride = candidates.stride(0);
+  const at::Tensor all = logits.to(at::kFloat).cpu().contiguous();
+  const int64_t rows = all.size(0);
+  const int64_t vocab = all.size(1);
   Choice choice{at::empty({rows}, at::kLong), at::empty({rows}, at::kFloat)};
-  const float* data = candidates.data_ptr<float>();
+  const float* data = all.data_ptr<float>();
   for (int64_t r = 0; r < rows; ++r) {
-    const float* row = data + r * stride;
-    const int64_t best = std::max_element(row, row + count) - row;  // the first of equal maxima
-    choice.ids.data_ptr<int64_t>()[r] = best + 2;
-    choice.scores.data_ptr<float>()[r] = row[best] - normalisers.data_ptr<float>()[r];
+    const float* row = data + r * vocab;
+    const float* best = std::max_element(row + 2, row + vocab);  // the first of equal maxima
+    choice.ids.data_ptr<int64_t>()[r] = best - row;
+    choice.scores.data_ptr<float>()[r] = *best - kernels::log_normaliser(row, vocab);
   }
   return choice;
 }

@@ -19,7 +19,7 @@ void TransformerStepModel::start(const at::Tensor& source) {
   }
   const at::Tensor lengths = source.ne(text::kPadId).sum(1).cpu();
   const int64_t* data = lengths.data_ptr<int64_t>();
-  cpu_state_ = cpu_decoder_->start(memory, std::vector<int64_t>(data, data + lengths.numel()));
+  cpu_decoder_->start(cpu_state_, memory, std::vector<int64_t>(data, data + lengths.numel()));
 }
 
 at::Tensor TransformerStepModel::step(const at::Tensor& last_ids) {

@@ -104,45 +104,40 @@ struct CpuDecoder::Weights {
 };
 
 struct CpuDecoderState::Buffers {
+  // The self-attention keys and values of every layer are appended position by position: position
+  // p's block holds the rows alive at step p. Row r's key at position p is row origin[r, p] of the
+  // blocks, so reordering or dropping rows (beams) rewrites the small origin table, never the
+  // caches.
   struct LayerCache {
-    std::vector<float> keys;    // [rows, capacity, D]
-    std::vector<float> values;  // [rows, capacity, D]
+    std::vector<float> keys;    // [cache rows, D]
+    std::vector<float> values;  // [cache rows, D]
     std::vector<float> memory;  // [sentences, source_length, 2D]: keys, then values, per position
   };
 
   int64_t rows = 0;
-  int64_t capacity = 0;  // positions the self-attention caches hold per row
-  int64_t position = 0;  // the next target position
-  int64_t d_model = 0;
-  int64_t source_length = 0;          // padded positions of every sentence's memory
+  int64_t position = 0;         // the next target position
+  int64_t cache_rows = 0;       // rows appended to each layer's keys and values so far
+  int64_t capacity = 0;         // positions origin holds per row
+  int64_t source_length = 0;    // padded positions of every sentence's memory
+  std::vector<int64_t> origin;  // [rows, capacity]: cache row of row r's position p
+  std::vector<int64_t> spare_origin;
   std::vector<int64_t> row_sentence;  // the sentence each row translates
   std::vector<int64_t> sentence_lengths;
   std::vector<LayerCache> layers;
-  std::vector<float> spare;  // the next cache while rows are reordered or the capacity grows
+  std::vector<const float*> key_rows, value_rows;  // one row's cache rows, for attention
   std::vector<float> x, normed, projections, attended, sublayer, hidden, scores;
+  at::Tensor logits;  // [at least rows, V]: reused, a fresh [R, V] each step faulted in new pages
   Int8Scratch int8;
 
-  // Copies `count` floats of each kept row's cache into a cache of new_capacity positions per row.
-  void regather(std::vector<float>& cache,
-                const std::vector<int64_t>& kept,
-                int64_t new_capacity,
-                int64_t count) {
-    spare.resize(
-        static_cast<std::size_t>(static_cast<int64_t>(kept.size()) * new_capacity * d_model));
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-      const float* from = cache.data() + kept[i] * capacity * d_model;
-      std::copy(from, from + count,
-                spare.data() + static_cast<int64_t>(i) * new_capacity * d_model);
-    }
-    cache.swap(spare);
-  }
-
-  // Reorders (and keeps only) the rows `kept`, with room for new_capacity positions.
+  // Keeps the rows `kept` (in this order), with room for new_capacity positions per row.
   void rearrange(const std::vector<int64_t>& kept, int64_t new_capacity) {
-    for (LayerCache& layer : layers) {
-      regather(layer.keys, kept, new_capacity, position * d_model);
-      regather(layer.values, kept, new_capacity, position * d_model);
+    spare_origin.resize(kept.size() * static_cast<std::size_t>(new_capacity));
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const int64_t* from = origin.data() + kept[i] * capacity;
+      std::copy(from, from + position,
+                spare_origin.data() + static_cast<int64_t>(i) * new_capacity);
     }
+    origin.swap(spare_origin);
     std::vector<int64_t> sentences;
     sentences.reserve(kept.size());
     for (const int64_t row : kept) sentences.push_back(row_sentence[static_cast<std::size_t>(row)]);
@@ -222,17 +217,20 @@ CpuDecoder::CpuDecoder(TransformerImpl& model) {
 
 CpuDecoder::~CpuDecoder() = default;
 
-CpuDecoderState CpuDecoder::start(const at::Tensor& memory,
-                                  const std::vector<int64_t>& lengths) const {
+void CpuDecoder::start(CpuDecoderState& state,
+                       const at::Tensor& memory,
+                       const std::vector<int64_t>& lengths) const {
   TORCH_CHECK(memory.dim() == 3 && memory.size(2) == weights_->d_model,
               "CpuDecoder: memory must be [B, S, ", weights_->d_model, "], got ", memory.sizes());
   TORCH_CHECK(static_cast<int64_t>(lengths.size()) == memory.size(0),
               "CpuDecoder: ", lengths.size(), " lengths for ", memory.size(0), " sentences");
   const at::Tensor encoded = memory.to(at::kFloat).contiguous();
-  CpuDecoderState state;
   CpuDecoderState::Buffers& buffers = *state.buffers_;
   buffers.rows = memory.size(0);
-  buffers.d_model = weights_->d_model;
+  buffers.position = 0;
+  buffers.cache_rows = 0;
+  buffers.capacity = 16;
+  buffers.origin.assign(static_cast<std::size_t>(buffers.rows * buffers.capacity), 0);
   buffers.source_length = memory.size(1);
   buffers.sentence_lengths = lengths;
   buffers.row_sentence.resize(static_cast<std::size_t>(buffers.rows));
@@ -240,12 +238,13 @@ CpuDecoderState CpuDecoder::start(const at::Tensor& memory,
   buffers.layers.resize(weights_->layers.size());
   const int64_t positions = memory.size(0) * memory.size(1);
   for (std::size_t i = 0; i < weights_->layers.size(); ++i) {
-    std::vector<float>& kv = buffers.layers[i].memory;
-    kv.resize(static_cast<std::size_t>(positions * 2 * weights_->d_model));
-    weights_->layers[i].cross_kv.apply(encoded.data_ptr<float>(), positions, kv.data(),
+    CpuDecoderState::Buffers::LayerCache& cache = buffers.layers[i];
+    cache.keys.clear();  // keeps the memory of an earlier batch: no fresh pages to fault in
+    cache.values.clear();
+    cache.memory.resize(static_cast<std::size_t>(positions * 2 * weights_->d_model));
+    weights_->layers[i].cross_kv.apply(encoded.data_ptr<float>(), positions, cache.memory.data(),
                                        buffers.int8);
   }
-  return state;
 }
 
 at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) const {
@@ -259,9 +258,15 @@ at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) 
   if (b.position == b.capacity) {
     std::vector<int64_t> all(static_cast<std::size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) all[static_cast<std::size_t>(r)] = r;
-    b.rearrange(all, std::max<int64_t>(16, 2 * b.capacity));
+    b.rearrange(all, 2 * b.capacity);
   }
   const auto size = [](int64_t count) { return static_cast<std::size_t>(count); };
+  // This position's block: rows cache_rows .. cache_rows + rows - 1, row r's at cache_rows + r.
+  const int64_t block = b.cache_rows;
+  b.cache_rows += rows;
+  for (int64_t r = 0; r < rows; ++r) b.origin[size(r * b.capacity + b.position)] = block + r;
+  b.key_rows.resize(size(b.position + 1));
+  b.value_rows.resize(size(b.position + 1));
   b.x.resize(size(rows * d));
   b.normed.resize(size(rows * d));
   b.projections.resize(size(rows * 3 * d));
@@ -302,14 +307,21 @@ at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) 
     CpuDecoderState::Buffers::LayerCache& cache = b.layers[l];
     // Self-attention over this row's positions so far, this one appended to the cache.
     layer.self_qkv.apply(sublayer_input(layer.norm1), rows, b.projections.data(), b.int8);
+    cache.keys.resize(size(b.cache_rows * d));
+    cache.values.resize(size(b.cache_rows * d));
     for (int64_t r = 0; r < rows; ++r) {
       const float* qkv = b.projections.data() + r * 3 * d;
-      float* keys = cache.keys.data() + r * b.capacity * d;
-      float* values = cache.values.data() + r * b.capacity * d;
-      std::copy(qkv + d, qkv + 2 * d, keys + t * d);
-      std::copy(qkv + 2 * d, qkv + 3 * d, values + t * d);
-      cpu::attend(qkv, keys, values, t + 1, d, w.heads, head_dim, b.scores.data(),
-                  b.attended.data() + r * d);
+      std::copy(qkv + d, qkv + 2 * d, cache.keys.data() + (block + r) * d);
+      std::copy(qkv + 2 * d, qkv + 3 * d, cache.values.data() + (block + r) * d);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t* origin = b.origin.data() + r * b.capacity;
+      for (int64_t p = 0; p <= t; ++p) {
+        b.key_rows[size(p)] = cache.keys.data() + origin[p] * d;
+        b.value_rows[size(p)] = cache.values.data() + origin[p] * d;
+      }
+      cpu::attend_rows(b.projections.data() + r * 3 * d, b.key_rows.data(), b.value_rows.data(),
+                       t + 1, w.heads, head_dim, b.scores.data(), b.attended.data() + r * d);
     }
     layer.self_out.apply(b.attended.data(), rows, b.sublayer.data(), b.int8);
     add_residual(layer.norm1);
@@ -336,7 +348,9 @@ at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) 
     w.final_norm.apply(b.x.data(), rows, b.normed.data());
     final_states = b.normed.data();
   }
-  at::Tensor logits = at::empty({rows, w.vocab}, at::kFloat);
+  if (!b.logits.defined() || b.logits.size(0) < rows)
+    b.logits = at::empty({rows, w.vocab}, at::kFloat);
+  at::Tensor logits = b.logits.narrow(0, 0, rows);
   w.output.apply(final_states, rows, logits.data_ptr<float>(), b.int8);
   return logits;
 }

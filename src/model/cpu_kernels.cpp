@@ -60,21 +60,24 @@ NMT_VECTOR_CLONES void relu(float* x, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] = std::max(x[i], 0.0f);
 }
 
-void attend(const float* query,
-            const float* keys,
-            const float* values,
-            int64_t length,
-            int64_t stride,
-            int64_t heads,
-            int64_t head_dim,
-            float* scores,
-            float* out) {
+namespace {
+
+// out[h] = softmax(q[h] . k[h] / sqrt(head_dim)) v[h], key and value row j at key(j) and value(j).
+template <typename KeyRow, typename ValueRow>
+void attend_heads(const float* query,
+                  const KeyRow& key,
+                  const ValueRow& value,
+                  int64_t length,
+                  int64_t heads,
+                  int64_t head_dim,
+                  float* scores,
+                  float* out) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   for (int64_t h = 0; h < heads; ++h) {
     const int64_t offset = h * head_dim;
     float largest = -INFINITY;
     for (int64_t j = 0; j < length; ++j) {
-      scores[j] = dot(query + offset, keys + j * stride + offset, head_dim) * scale;
+      scores[j] = dot(query + offset, key(j) + offset, head_dim) * scale;
       largest = std::max(largest, scores[j]);
     }
     float total = 0.0f;
@@ -86,9 +89,38 @@ void attend(const float* query,
     std::fill(head_out, head_out + head_dim, 0.0f);
     const float inverse_total = 1.0f / total;
     for (int64_t j = 0; j < length; ++j) {
-      axpy(scores[j] * inverse_total, values + j * stride + offset, head_out, head_dim);
+      axpy(scores[j] * inverse_total, value(j) + offset, head_out, head_dim);
     }
   }
+}
+
+}  // namespace
+
+void attend(const float* query,
+            const float* keys,
+            const float* values,
+            int64_t length,
+            int64_t stride,
+            int64_t heads,
+            int64_t head_dim,
+            float* scores,
+            float* out) {
+  attend_heads(
+      query, [&](int64_t j) { return keys + j * stride; },
+      [&](int64_t j) { return values + j * stride; }, length, heads, head_dim, scores, out);
+}
+
+void attend_rows(const float* query,
+                 const float* const* key_rows,
+                 const float* const* value_rows,
+                 int64_t length,
+                 int64_t heads,
+                 int64_t head_dim,
+                 float* scores,
+                 float* out) {
+  attend_heads(
+      query, [&](int64_t j) { return key_rows[j]; }, [&](int64_t j) { return value_rows[j]; },
+      length, heads, head_dim, scores, out);
 }
 
 }  // namespace nmt::model::cpu

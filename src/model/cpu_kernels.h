@@ -38,4 +38,14 @@ void attend(const float* query,
             float* scores,
             float* out);
 
+// attend with key and value row j at key_rows[j] and value_rows[j] (rows gathered from a cache).
+void attend_rows(const float* query,
+                 const float* const* key_rows,
+                 const float* const* value_rows,
+                 int64_t length,
+                 int64_t heads,
+                 int64_t head_dim,
+                 float* scores,
+                 float* out);
+
 }  // namespace nmt::model::cpu

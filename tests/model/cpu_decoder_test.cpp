@@ -54,7 +54,8 @@ TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
   const torch::Tensor memory = model->encode(source);
   DecoderState reference = model->start(memory, padding_mask(source));
   const CpuDecoder decoder(*model);
-  CpuDecoderState state = decoder.start(memory, {5, 2, 4});
+  CpuDecoderState state;
+  decoder.start(state, memory, {5, 2, 4});
   torch::Tensor last = torch::full({3}, text::kSosId, torch::kLong);
   for (std::size_t step = 0; step < kKeptRows.size(); ++step) {
     const torch::Tensor expected = model->step(last, reference).to(torch::kFloat);
@@ -80,13 +81,44 @@ TEST_P(CpuDecoderTest, GrowsItsCachesPastTheirFirstCapacity) {
   const torch::Tensor memory = model->encode(source);
   DecoderState reference = model->start(memory, padding_mask(source));
   const CpuDecoder decoder(*model);
-  CpuDecoderState state = decoder.start(memory, {2, 2});
+  CpuDecoderState state;
+  decoder.start(state, memory, {2, 2});
   torch::Tensor last = torch::full({2}, text::kSosId, torch::kLong);
   for (int step = 0; step < 40; ++step) {  // the first capacity is 16 positions
     const torch::Tensor expected = model->step(last, reference).to(torch::kFloat);
     const torch::Tensor actual = decoder.step(state, last);
     ASSERT_TRUE(testing::all_close(actual, expected, variant.tolerance))
         << variant.name << ", step " << step;
+    last = expected.argmax(-1);
+  }
+}
+
+TEST_P(CpuDecoderTest, AStateStartedAgainDecodesAsAFreshOne) {
+  const Variant& variant = GetParam();
+  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  c10::InferenceMode inference;
+  Transformer model = variant_model(variant);
+  const CpuDecoder decoder(*model);
+  // A first batch of 3 sentences, 20 steps past the first capacity, with reordered rows.
+  const torch::Tensor first_source =
+      torch::tensor({4, 5, 6, 7, 8, 9, 4, 0, 0, 0, 10, 11, 5, 6, 0}, torch::kLong).view({3, 5});
+  CpuDecoderState reused;
+  decoder.start(reused, model->encode(first_source), {5, 2, 4});
+  reused.keep_rows(torch::tensor({2, 0, 1, 1}, torch::kLong));
+  for (int step = 0; step < 20; ++step) {
+    (void)decoder.step(reused, torch::full({4}, 6, torch::kLong));
+  }
+  // Then a batch of 2: the same logits as a state that decoded nothing before.
+  const torch::Tensor source = torch::tensor({7, 8, 9, 5, 0, 0}, torch::kLong).view({2, 3});
+  const torch::Tensor memory = model->encode(source);
+  CpuDecoderState fresh;
+  decoder.start(fresh, memory, {3, 1});
+  decoder.start(reused, memory, {3, 1});
+  torch::Tensor last = torch::full({2}, text::kSosId, torch::kLong);
+  for (int step = 0; step < 5; ++step) {
+    const torch::Tensor expected = decoder.step(fresh, last).clone();
+    const torch::Tensor actual = decoder.step(reused, last);
+    ASSERT_TRUE(actual.equal(expected)) << variant.name << ", step " << step;
     last = expected.argmax(-1);
   }
 }
@@ -111,7 +143,8 @@ TEST(CpuDecoderInputTest, RefusesAStepWithTheWrongNumberOfIds) {
   Transformer model = variant_model(Variant{"pre_norm"});
   const CpuDecoder decoder(*model);
   const torch::Tensor source = torch::tensor({4, 5}, torch::kLong).view({1, 2});
-  CpuDecoderState state = decoder.start(model->encode(source), {2});
+  CpuDecoderState state;
+  decoder.start(state, model->encode(source), {2});
   try {
     (void)decoder.step(state, torch::full({2}, text::kSosId, torch::kLong));
     FAIL() << "two ids for one row were accepted";

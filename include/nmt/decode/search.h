@@ -25,7 +25,8 @@ class StepModel {
   virtual ~StepModel() = default;
   // Encodes source [B, S] and sizes the decoder state to B rows.
   virtual void start(const at::Tensor& source) = 0;
-  // Logits [R, V] of the next token after last_ids [R] (<SOS> at the first step).
+  // Logits [R, V] of the next token after last_ids [R] (<SOS> at the first step); they may live in
+  // the model's buffers, so a search reads them before the next step.
   virtual at::Tensor step(const at::Tensor& last_ids) = 0;
   // Keeps, in this order, the state rows given by rows int64 [R'] (reorders beams, drops finished
   // rows).

@@ -2,10 +2,11 @@
 // computation as TransformerImpl::step, without LibTorch's cost per operation. A decoding step of
 // four layers is some 200 LibTorch operations, each a few microseconds of dispatch and allocation
 // around a few microseconds of arithmetic; here a step is about 25 matrix products and loops over
-// rows (layer norms, attention over the caches, residuals), with every buffer allocated once.
-// Self-attention caches are written in place; the cross-attention keys and values are kept once per
-// source sentence, whatever the number of rows (beams) decoding it, so reordering rows copies only
-// the self-attention caches.
+// rows (layer norms, attention over the caches, residuals), with every buffer allocated once and
+// kept from batch to batch. Self-attention keys and values are appended once and read through a
+// table of positions per row, so reordering rows (beams) copies a few integers per row rather than
+// the caches; the cross-attention keys and values are kept once per source sentence, whatever the
+// number of rows decoding it.
 //
 // CpuDecoder reads the model's decoder weights in the model's current inference form (linear.h):
 // fp32 products are LibTorch's at::addmm (as TransformerImpl's), int8 nmt's VNNI kernel (as
@@ -35,11 +36,14 @@ class CpuDecoder {
   CpuDecoder(const CpuDecoder&) = delete;
   CpuDecoder& operator=(const CpuDecoder&) = delete;
 
-  // A state for B rows, one per sentence: memory [B, S, D] is the encoder output, lengths[b] the
-  // real (unpadded) positions of sentence b.
-  [[nodiscard]] CpuDecoderState start(const at::Tensor& memory,
-                                      const std::vector<int64_t>& lengths) const;
-  // Logits [R, V] of the next token after last_ids [R]; advances the state by one position.
+  // Readies `state` for B rows, one per sentence: memory [B, S, D] is the encoder output,
+  // lengths[b] the real (unpadded) positions of sentence b. Keeps the state's memory from an
+  // earlier batch (a state may start many batches, one after another).
+  void start(CpuDecoderState& state,
+             const at::Tensor& memory,
+             const std::vector<int64_t>& lengths) const;
+  // Logits [R, V] of the next token after last_ids [R]; advances the state by one position. The
+  // logits live in the state's buffer: the next step overwrites them.
   [[nodiscard]] at::Tensor step(CpuDecoderState& state, const at::Tensor& last_ids) const;
 
   struct Weights;  // cpu_decoder.cpp

@@ -1,0 +1,117 @@
+#include "decode/next_token_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace nmt::decode::kernels {
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define NMT_VECTOR_CLONES
+#endif
+
+constexpr float kImpossible = -std::numeric_limits<float>::infinity();
+
+// exp(x) for x <= 0, within 2 ulp, in operations that vectorise (libm's expf does not, here):
+// Cephes' expf. x = n ln 2 + r with |r| <= ln 2 / 2, exp(r) by a degree-7 polynomial, 2^n built in
+// the exponent bits. Inputs below -87 (where exp underflows, masked logits, -inf) give ~1e-38.
+inline float exp_non_positive(float x) {
+  constexpr float kRoundingShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  x = std::max(x, -87.0f);
+  const float n = (x * 1.44269504088896341f + kRoundingShift) - kRoundingShift;
+  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t exponent = (static_cast<int32_t>(n) + 127) << 23;
+  float power;
+  std::memcpy(&power, &exponent, sizeof power);
+  return p * power;
+}
+
+// log_softmax(x)[v] = (x[v] - largest) - log_sum, the order of LibTorch's log_softmax.
+struct Normaliser {
+  float largest = kImpossible;
+  float log_sum = 0.0f;
+};
+
+NMT_VECTOR_CLONES Normaliser normaliser(const float* row, int64_t n) {
+  Normaliser z;
+  float largest = kImpossible;
+#pragma omp simd reduction(max : largest)
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, row[i]);
+  z.largest = largest;
+  if (largest == kImpossible) return z;
+  float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) sum += exp_non_positive(row[i] - largest);
+  z.log_sum = std::log(sum);
+  return z;
+}
+
+NMT_VECTOR_CLONES float block_largest(const float* values, int64_t n) {
+  float largest = kImpossible;
+#pragma omp simd reduction(max : largest)
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, values[i]);
+  return largest;
+}
+
+// Inserts (score, index) into the descending list scores/indices[count] if it beats the last entry;
+// an equal score stays behind the entries already there (they have lower indices).
+void insert(float score, int64_t index, int64_t count, float* scores, int64_t* indices) {
+  if (!(score > scores[count - 1])) return;
+  int64_t slot = count - 1;
+  while (slot > 0 && scores[slot - 1] < score) {
+    scores[slot] = scores[slot - 1];
+    indices[slot] = indices[slot - 1];
+    --slot;
+  }
+  scores[slot] = score;
+  indices[slot] = index;
+}
+
+}  // namespace
+
+float log_normaliser(const float* row, int64_t n) {
+  const Normaliser z = normaliser(row, n);
+  return z.largest + z.log_sum;
+}
+
+void best_continuations(const float* logits,
+                        int64_t beams,
+                        int64_t vocab,
+                        const float* beam_scores,
+                        int64_t first_token,
+                        int64_t count,
+                        float* scores,
+                        int64_t* indices) {
+  // Rows are scanned in blocks; a block is skipped when its largest logit's total cannot beat the
+  // current last entry. That test is exact: each rounded operation of the total is monotone in the
+  // logit, so no total in the block exceeds the largest logit's.
+  constexpr int64_t kBlock = 64;
+  std::fill(scores, scores + count, kImpossible);
+  std::fill(indices, indices + count, int64_t{0});
+  for (int64_t b = 0; b < beams; ++b) {
+    const float beam_score = beam_scores[b];
+    if (!(beam_score > kImpossible)) continue;  // a placeholder beam
+    const float* row = logits + b * vocab;
+    const Normaliser z = normaliser(row, vocab);
+    const auto total = [&](float logit) { return beam_score + ((logit - z.largest) - z.log_sum); };
+    for (int64_t start = first_token; start < vocab; start += kBlock) {
+      const int64_t end = std::min(start + kBlock, vocab);
+      if (!(total(block_largest(row + start, end - start)) > scores[count - 1])) continue;
+      for (int64_t v = start; v < end; ++v)
+        insert(total(row[v]), b * vocab + v, count, scores, indices);
+    }
+  }
+}
+
+}  // namespace nmt::decode::kernels
