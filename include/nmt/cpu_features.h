@@ -10,4 +10,8 @@ bool cpu_has_avx512_bf16();
 // AVX512-VNNI: int8 dot products in hardware, which nmt's int8 kernel uses (model/vnni_gemm.h).
 bool cpu_has_avx512_vnni();
 
+// AMX-INT8 (Intel's tile matrix unit), with the operating system's permission to use it, which
+// the first call requests for the process: nmt's int8 kernel then multiplies on tiles.
+bool cpu_has_amx_int8();
+
 }  // namespace nmt

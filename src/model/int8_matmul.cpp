@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nmt/cpu_features.h"
+
 namespace nmt::model {
 namespace {
 
@@ -63,6 +65,15 @@ bool has_int8_matmul() {
 #endif
 }
 
+bool int8_gemm_uses_amx() {
+#ifdef NMT_WITH_AMX_KERNEL
+  static const bool uses_amx = cpu_has_amx_int8();
+  return uses_amx;
+#else
+  return false;
+#endif
+}
+
 Int8Matrix quantize_rows(const at::Tensor& weight) {
   TORCH_CHECK(has_int8_matmul(), "int8 inference needs nmt's x86-64 int8 kernel");
   const at::Tensor w = weight.detach().to(at::kFloat).contiguous().cpu();
@@ -99,6 +110,13 @@ void int8_gemm(const float* x,
         quantize_row_shifted(x + i * k, k, scratch.activations.data() + i * stride);
   }
 #ifdef NMT_WITH_VNNI_KERNEL
+#ifdef NMT_WITH_AMX_KERNEL
+  if (int8_gemm_uses_amx()) {
+    amx_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
+             weight.scales.data(), bias, y);
+    return;
+  }
+#endif
   vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
             weight.scales.data(), bias, y);
 #else

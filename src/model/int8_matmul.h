@@ -26,6 +26,10 @@ struct Int8Matrix {
 // True when this build has the int8 kernel (x86-64).
 bool has_int8_matmul();
 
+// True when int8_gemm multiplies on AMX tiles (model/vnni_gemm.h's amx_gemm) rather than with
+// AVX512-VNNI instructions: the build has the AMX kernel and cpu_has_amx_int8().
+bool int8_gemm_uses_amx();
+
 Int8Matrix quantize_rows(const at::Tensor& weight);
 
 // Buffers int8_gemm reuses from one call to the next.

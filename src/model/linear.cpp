@@ -10,6 +10,8 @@
 namespace nmt::model {
 bool has_int8_inference() { return has_int8_matmul(); }
 
+bool int8_runs_on_amx() { return int8_gemm_uses_amx(); }
+
 void InferenceWeight::prepare(WeightForm form,
                               const torch::Tensor& weight,
                               const torch::Tensor& bias) {

@@ -7,8 +7,10 @@
 // The product is VNNI's: unsigned 8-bit activations times signed 8-bit weights, summed exactly in
 // 32 bits. Activations quantised to signed int8 (q in [-127, 127]) are shifted by 128 to unsigned,
 // and the shift's contribution, 128 * sum_k w[j, k], is subtracted per output column, so the sums
-// are exactly sum_k q[i, k] w[j, k], as a signed int8 GEMM gives them. Requires a CPU with
-// AVX512-VNNI (cpu_has_avx512_vnni()); private to src/model; never throws.
+// are exactly sum_k q[i, k] w[j, k], as a signed int8 GEMM gives them. vnni_gemm requires a CPU
+// with AVX512-VNNI (cpu_has_avx512_vnni()); amx_gemm, built where the compiler knows AMX
+// (NMT_WITH_AMX_KERNEL), one with AMX-INT8 (cpu_has_amx_int8()) and computes the same sums on
+// Intel's tile unit: both give the same bytes. Private to src/model; never throws.
 #pragma once
 
 #include <cstdint>
@@ -40,5 +42,16 @@ void vnni_gemm(const uint8_t* activations,
                const float* column_scales,
                const float* bias,
                float* y);
+
+#ifdef NMT_WITH_AMX_KERNEL
+// vnni_gemm's product on AMX tiles, 16 rows at a time.
+void amx_gemm(const uint8_t* activations,
+              int64_t m,
+              const PackedInt8Weight& w,
+              const float* row_scales,
+              const float* column_scales,
+              const float* bias,
+              float* y);
+#endif
 
 }  // namespace nmt::model

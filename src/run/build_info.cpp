@@ -25,8 +25,10 @@ std::string cuda_line() {
 
 std::string int8_line() {
   if (!model::has_int8_inference()) return "no (nmt's int8 kernel is built for x86-64 only)";
-  return cpu_has_avx512_vnni() ? "yes (this CPU has AVX512-VNNI: the default for decoding)"
-                               : "yes (this CPU lacks AVX512-VNNI: decoding defaults to fp32)";
+  if (!cpu_has_avx512_vnni()) return "yes (this CPU lacks AVX512-VNNI: decoding defaults to fp32)";
+  return model::int8_runs_on_amx()
+             ? "yes (this CPU has AVX512-VNNI and AMX-INT8: the default for decoding, on AMX tiles)"
+             : "yes (this CPU has AVX512-VNNI: the default for decoding)";
 }
 
 std::string bf16_line() {
@@ -43,7 +45,7 @@ std::string describe_build(const std::string& nmt_version) {
       "  CUDA          {}\n"
       "  NCCL          {}\n"
       "  Gloo          {}\n"
-      "  int8 (VNNI)   {}\n"
+      "  int8          {}\n"
       "  bf16 on CPU   {}\n"
       "  CPU threads   {} hardware threads",
       nmt_version, TORCH_VERSION, cuda_line(),

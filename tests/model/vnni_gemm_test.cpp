@@ -1,6 +1,6 @@
-// The int8 kernel's sums are exactly the integer products of the activations and the weights, for
-// every remainder of rows (1 to 4 per block), of output columns (panels of 64) and of the shared
-// dimension (steps of 4); its outputs are those sums scaled by row and column, plus the bias.
+// The int8 kernels' sums (AVX512-VNNI's and AMX's) are exactly the integer products of the
+// activations and the weights for every shape remainder; their outputs are those sums scaled by
+// row and column, plus the bias, so the two kernels give the same bytes.
 #include "model/vnni_gemm.h"
 
 #include <gtest/gtest.h>
@@ -14,13 +14,22 @@
 namespace nmt::model {
 namespace {
 
-TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
-  if (!cpu_has_avx512_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+using Kernel = void (*)(const uint8_t*,
+                        int64_t,
+                        const PackedInt8Weight&,
+                        const float*,
+                        const float*,
+                        const float*,
+                        float*);
+
+// Every remainder of rows m (VNNI's blocks of 4, AMX's 16), of output columns (panels of 64, AMX's
+// groups of 16) and of the shared dimension (steps of 4, AMX's stretches of 64).
+void expect_exact_products(Kernel kernel) {
   std::mt19937 generator(5);
   std::uniform_int_distribution<int> value(-127, 127);
-  for (const int64_t m : {1, 2, 3, 4, 5, 7, 9}) {
+  for (const int64_t m : {1, 2, 3, 4, 5, 7, 9, 16, 17, 35}) {
     for (const int64_t rows : {1, 16, 63, 64, 65, 130}) {
-      for (const int64_t cols : {1, 3, 4, 6, 64, 257}) {
+      for (const int64_t cols : {1, 3, 4, 6, 64, 68, 257}) {
         std::vector<int8_t> weight(static_cast<std::size_t>(rows * cols));
         std::vector<int8_t> input(static_cast<std::size_t>(m * cols));
         for (int8_t& w : weight) w = static_cast<int8_t>(value(generator));
@@ -46,9 +55,9 @@ TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
         // Sums below 2^24 are exact as floats, so unit scales show the integer sums themselves.
         std::vector<float> sums(static_cast<std::size_t>(m * rows), -1.0f);
         std::vector<float> y(static_cast<std::size_t>(m * rows), -1.0f);
-        vnni_gemm(activations.data(), m, packed, ones.data(), ones.data(), nullptr, sums.data());
-        vnni_gemm(activations.data(), m, packed, row_scales.data(), column_scales.data(),
-                  bias.data(), y.data());
+        kernel(activations.data(), m, packed, ones.data(), ones.data(), nullptr, sums.data());
+        kernel(activations.data(), m, packed, row_scales.data(), column_scales.data(), bias.data(),
+               y.data());
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t j = 0; j < rows; ++j) {
             int32_t expected = 0;
@@ -69,6 +78,20 @@ TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
       }
     }
   }
+}
+
+TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
+  if (!cpu_has_avx512_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  expect_exact_products(vnni_gemm);
+}
+
+TEST(AmxGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
+#ifdef NMT_WITH_AMX_KERNEL
+  if (!cpu_has_amx_int8()) GTEST_SKIP() << "this CPU has no AMX-INT8 (or the kernel refuses it)";
+  expect_exact_products(amx_gemm);
+#else
+  GTEST_SKIP() << "built without the AMX kernel (compiler older than GCC 11 / Clang 12)";
+#endif
 }
 
 }  // namespace

@@ -65,4 +65,8 @@ TORCH_MODULE(Linear);
 // True when this build has the int8 kernel (x86-64); it runs on CPUs with AVX512-VNNI.
 bool has_int8_inference();
 
+// True when int8 products run on AMX tiles here: the build has the AMX kernel and this CPU (and
+// its operating system) lets nmt use AMX-INT8.
+bool int8_runs_on_amx();
+
 }  // namespace nmt::model
