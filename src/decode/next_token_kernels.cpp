@@ -85,6 +85,22 @@ float log_normaliser(const float* row, int64_t n) {
   return z.largest + z.log_sum;
 }
 
+int64_t first_largest(const float* values, int64_t n) {
+  // The largest of each block, vectorised; then one block scanned for the position.
+  constexpr int64_t kBlock = 64;
+  float best = block_largest(values, std::min(kBlock, n));
+  int64_t best_block = 0;
+  for (int64_t start = kBlock; start < n; start += kBlock) {
+    const float largest = block_largest(values + start, std::min(kBlock, n - start));
+    if (largest > best) {
+      best = largest;
+      best_block = start;
+    }
+  }
+  const float* block = values + best_block;
+  return best_block + (std::max_element(block, block + std::min(kBlock, n - best_block)) - block);
+}
+
 void best_continuations(const float* logits,
                         int64_t beams,
                         int64_t vocab,

@@ -13,6 +13,9 @@ namespace nmt::decode::kernels {
 // log(sum_v exp(row[v])), computed as max + log(sum exp(row[v] - max)), for n >= 1 values.
 float log_normaliser(const float* row, int64_t n);
 
+// The index of the first largest of n >= 1 values (std::max_element's answer, vectorised).
+int64_t first_largest(const float* values, int64_t n);
+
 // The `count` best continuations of one sentence's beams: the largest totals
 //   beam_scores[b] + (logits[b * vocab + v] - log_normaliser(logits row b))
 // over beams b whose score is finite and tokens v >= first_token. Written best first to

@@ -82,9 +82,9 @@ Choice most_likely(const at::Tensor& logits) {
   const float* data = all.data_ptr<float>();
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = data + r * vocab;
-    const float* best = std::max_element(row + 2, row + vocab);  // the first of equal maxima
-    choice.ids.data_ptr<int64_t>()[r] = best - row;
-    choice.scores.data_ptr<float>()[r] = *best - kernels::log_normaliser(row, vocab);
+    const int64_t best = 2 + kernels::first_largest(row + 2, vocab - 2);  // first of equal maxima
+    choice.ids.data_ptr<int64_t>()[r] = best;
+    choice.scores.data_ptr<float>()[r] = row[best] - kernels::log_normaliser(row, vocab);
   }
   return choice;
 }

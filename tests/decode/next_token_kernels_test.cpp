@@ -5,8 +5,10 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 namespace nmt::decode::kernels {
@@ -37,6 +39,20 @@ TEST(LogNormaliserTest, AccurateAcrossTheRangeOfExp) {
     const double expected = std::log(std::exp(static_cast<double>(x)) + 3.0);
     EXPECT_NEAR(log_normaliser(row.data(), 4), expected, 4e-7 * std::max(1.0, std::abs(expected)))
         << "x = " << x;
+  }
+}
+
+TEST(FirstLargestTest, IsMaxElementsAnswerForEveryLengthAndTies) {
+  std::mt19937 generator(11);
+  std::uniform_int_distribution<int> value(-20, 20);  // few distinct values: many ties
+  for (const int64_t n : {1, 2, 63, 64, 65, 128, 129, 1000, 8000}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> values(static_cast<std::size_t>(n));
+      for (float& v : values) v = static_cast<float>(value(generator));
+      EXPECT_EQ(first_largest(values.data(), n),
+                std::max_element(values.begin(), values.end()) - values.begin())
+          << "n = " << n;
+    }
   }
 }
 
