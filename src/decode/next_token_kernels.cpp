@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace nmt::decode::kernels {
 namespace {
@@ -43,11 +44,16 @@ struct Normaliser {
   float log_sum = 0.0f;
 };
 
-NMT_VECTOR_CLONES Normaliser normaliser(const float* row, int64_t n) {
-  Normaliser z;
+NMT_VECTOR_CLONES float block_largest(const float* values, int64_t n) {
   float largest = kImpossible;
 #pragma omp simd reduction(max : largest)
-  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, row[i]);
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, values[i]);
+  return largest;
+}
+
+// The normaliser of a row whose largest value is known.
+NMT_VECTOR_CLONES Normaliser normaliser_below(const float* row, int64_t n, float largest) {
+  Normaliser z;
   z.largest = largest;
   if (largest == kImpossible) return z;
   float sum = 0.0f;
@@ -55,13 +61,6 @@ NMT_VECTOR_CLONES Normaliser normaliser(const float* row, int64_t n) {
   for (int64_t i = 0; i < n; ++i) sum += exp_non_positive(row[i] - largest);
   z.log_sum = std::log(sum);
   return z;
-}
-
-NMT_VECTOR_CLONES float block_largest(const float* values, int64_t n) {
-  float largest = kImpossible;
-#pragma omp simd reduction(max : largest)
-  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, values[i]);
-  return largest;
 }
 
 // Inserts (score, index) into the descending list scores/indices[count] if it beats the last entry;
@@ -81,7 +80,7 @@ void insert(float score, int64_t index, int64_t count, float* scores, int64_t* i
 }  // namespace
 
 float log_normaliser(const float* row, int64_t n) {
-  const Normaliser z = normaliser(row, n);
+  const Normaliser z = normaliser_below(row, n, block_largest(row, n));
   return z.largest + z.log_sum;
 }
 
@@ -111,20 +110,28 @@ void best_continuations(const float* logits,
                         int64_t* indices) {
   // Rows are scanned in blocks; a block is skipped when its largest logit's total cannot beat the
   // current last entry. That test is exact: each rounded operation of the total is monotone in the
-  // logit, so no total in the block exceeds the largest logit's.
+  // logit, so no total in the block exceeds the largest logit's. The blocks' maxima are found in
+  // the pass that finds the row's.
   constexpr int64_t kBlock = 64;
   std::fill(scores, scores + count, kImpossible);
   std::fill(indices, indices + count, int64_t{0});
+  std::vector<float> block_maxima(
+      static_cast<std::size_t>((vocab - first_token + kBlock - 1) / kBlock));
   for (int64_t b = 0; b < beams; ++b) {
     const float beam_score = beam_scores[b];
     if (!(beam_score > kImpossible)) continue;  // a placeholder beam
     const float* row = logits + b * vocab;
-    const Normaliser z = normaliser(row, vocab);
+    float largest = block_largest(row, first_token);
+    for (int64_t start = first_token, block = 0; start < vocab; start += kBlock, ++block) {
+      const float block_max = block_largest(row + start, std::min(kBlock, vocab - start));
+      block_maxima[static_cast<std::size_t>(block)] = block_max;
+      largest = std::max(largest, block_max);
+    }
+    const Normaliser z = normaliser_below(row, vocab, largest);
     const auto total = [&](float logit) { return beam_score + ((logit - z.largest) - z.log_sum); };
-    for (int64_t start = first_token; start < vocab; start += kBlock) {
-      const int64_t end = std::min(start + kBlock, vocab);
-      if (!(total(block_largest(row + start, end - start)) > scores[count - 1])) continue;
-      for (int64_t v = start; v < end; ++v)
+    for (int64_t start = first_token, block = 0; start < vocab; start += kBlock, ++block) {
+      if (!(total(block_maxima[static_cast<std::size_t>(block)]) > scores[count - 1])) continue;
+      for (int64_t v = start; v < std::min(start + kBlock, vocab); ++v)
         insert(total(row[v]), b * vocab + v, count, scores, indices);
     }
   }
