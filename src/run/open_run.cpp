@@ -1,6 +1,10 @@
 #include "nmt/run/open_run.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
+#include <string>
 
 #include "nmt/device.h"
 #include "nmt/error.h"
@@ -111,9 +115,21 @@ void update_latest_link(const RunDir& run) {
   const fs::path runs = fs::weakly_canonical(link.parent_path());
   const fs::path relative = target.lexically_relative(runs);
   const bool is_inside = !relative.empty() && *relative.begin() != "..";
+  // Trainings started together (a sweep, the test suite) all replace the link. Removing it and
+  // creating it again let one find the other's new link in its way ("File exists") and fail; a new
+  // link under a name of its own, renamed over the old one, replaces it in one step.
+  static std::atomic<int> next_staging{0};
+  const fs::path staging = link.parent_path() / (".latest-" + std::to_string(::getpid()) + "-" +
+                                                 std::to_string(next_staging++));
   std::error_code ignored;
-  fs::remove(link, ignored);
-  fs::create_directory_symlink(is_inside ? relative : target, link);
+  fs::remove(staging, ignored);
+  fs::create_directory_symlink(is_inside ? relative : target, staging);
+  std::error_code error;
+  fs::rename(staging, link, error);
+  if (error) {
+    fs::remove(staging, ignored);
+    throw fs::filesystem_error("cannot point " + link.string() + " at the run", link, error);
+  }
 }
 
 }  // namespace nmt::run

@@ -323,7 +323,14 @@ TrainOutcome train_run(const TrainRequest& request) {
   }
   if (communicator) train::check_ranks_start_alike(*communicator, trainer);
   const bool is_writer = !communicator || communicator->is_leader();
-  if (is_writer) update_latest_link(setup.run);
+  if (is_writer) {
+    try {
+      update_latest_link(setup.run);
+    } catch (const std::filesystem::filesystem_error& error) {
+      // A convenience link is no reason to lose a training.
+      spdlog::warn("{}; runs/latest still points where it did", error.what());
+    }
+  }
 
   TrainOutcome outcome{setup.run, {}};
   const double seconds_before = trainer.progress().train_seconds;

@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -318,6 +323,68 @@ TEST(DataPhaseTest, PreparedDataLoadsBackIdentically) {
   EXPECT_EQ(loaded.splits.test, prepared.splits.test);
   EXPECT_EQ(loaded.tokenizers.source->size(), prepared.tokenizers.source->size());
   EXPECT_EQ(default_data_dir("configs/seed.json"), "runs/seed-data");
+}
+
+// runs/latest, relative to the working directory: each test works in a scratch directory.
+class LatestLinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    previous_dir_ = std::filesystem::current_path();
+    std::filesystem::current_path(scratch_.path());
+  }
+  void TearDown() override { std::filesystem::current_path(previous_dir_); }
+
+  testing::ScratchDir scratch_;
+  std::filesystem::path previous_dir_;
+};
+
+TEST_F(LatestLinkTest, TrainingsReplacingTheLinkTogetherEachLeaveAWholeLink) {
+  // Removing the link and creating it again let a second training find the first one's new link
+  // in its way ("File exists") and stop with an error; the suite's parallel trainings hit it.
+  constexpr int kWriters = 8;
+  std::vector<std::thread> writers;
+  std::atomic<int> failures{0};
+  std::vector<std::string> first_error(kWriters);
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const RunDir run("runs/run-" + std::to_string(w));
+      for (int i = 0; i < 1000; ++i) {
+        try {
+          update_latest_link(run);
+        } catch (const std::exception& error) {
+          ++failures;
+          if (first_error[static_cast<std::size_t>(w)].empty()) {
+            first_error[static_cast<std::size_t>(w)] = error.what();
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  EXPECT_EQ(failures.load(), 0) << "e.g. " << first_error[0] << first_error[1];
+  ASSERT_TRUE(std::filesystem::is_symlink("runs/latest"));
+  EXPECT_EQ(std::filesystem::read_symlink("runs/latest").string().rfind("run-", 0), 0u)
+      << std::filesystem::read_symlink("runs/latest");
+  for (const auto& entry : std::filesystem::directory_iterator("runs")) {
+    EXPECT_EQ(entry.path().filename().string().rfind(".latest-", 0), std::string::npos)
+        << "left behind: " << entry.path();
+  }
+}
+
+TEST_F(LatestLinkTest, ADirectoryInTheLinksPlaceIsNamedAndKept) {
+  std::filesystem::create_directories("runs/latest/mine");
+  try {
+    update_latest_link(RunDir("runs/run-1"));
+    FAIL() << "a directory was replaced";
+  } catch (const std::filesystem::filesystem_error& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot point runs/latest at the run"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_directory("runs/latest/mine"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator("runs"),
+                          std::filesystem::directory_iterator()),
+            1);  // no staging link left behind
 }
 
 }  // namespace

@@ -55,7 +55,9 @@ std::string pick_checkpoint(const RunDir& run, const std::string& name);
 
 OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides);
 
-// Points runs/latest at run (a relative link when run is inside runs/).
+// Points runs/latest at run (a relative link when run is inside runs/), replacing the link in one
+// step, so processes doing it at the same time each leave a whole link. Throws
+// std::filesystem::filesystem_error when runs/latest cannot be replaced (e.g. it is a directory).
 void update_latest_link(const RunDir& run);
 
 }  // namespace nmt::run
