@@ -6,14 +6,10 @@
 #include <limits>
 #include <vector>
 
+#include "vector_clones.h"
+
 namespace nmt::decode::kernels {
 namespace {
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define NMT_VECTOR_CLONES
-#endif
 
 constexpr float kImpossible = -std::numeric_limits<float>::infinity();
 

@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vector_clones.h"
+
 namespace nmt::model::cpu {
 namespace {
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define NMT_VECTOR_CLONES
-#endif
 
 // The reductions are vectorised (`omp simd`, compiled with -fopenmp-simd): their sums are in a
 // different order than a scalar loop's, as in any vectorised kernel.

@@ -7,17 +7,12 @@
 #include <cmath>
 
 #include "nmt/cpu_features.h"
+#include "vector_clones.h"
 
 namespace nmt::model {
 namespace {
 
-// The element loops below are the only per-element work outside the GEMM; they are compiled
-// for AVX-512 as well as the baseline and the processor picks one when the program loads.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NMT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define NMT_VECTOR_CLONES
-#endif
+// The element loops below are the only per-element work outside the GEMM (NMT_VECTOR_CLONES).
 
 // max |x[k]|, vectorised (`omp simd`, compiled with -fopenmp-simd).
 NMT_VECTOR_CLONES float largest_magnitude(const float* x, int64_t n) {

@@ -137,38 +137,40 @@ NMT_AMX void configure_tiles(int64_t tail_bytes) {
   _tile_loadconfig(&config);
 }
 
+constexpr int64_t kStepBytes = kPanel * 4;  // one step of a panel: 64 columns x 4 bytes
+
+// One stretch of 64 of the shared dimension: activation tile A (16 rows at `rows`) times the
+// panel's four 16-column weight tiles at `weights`, each loaded in turn into tile W, added to sum
+// tiles 0-3. A macro, not a function: GCC's tile intrinsics paste the tile number into the
+// instruction's text, so it must be a literal where they are called.
+#define NMT_AMX_STRETCH(A, W, rows, stride, weights) \
+  do {                                               \
+    _tile_loadd(A, rows, stride);                    \
+    _tile_loadd(W, weights, kStepBytes);             \
+    _tile_dpbusd(0, A, W);                           \
+    _tile_loadd(W, (weights) + 64, kStepBytes);      \
+    _tile_dpbusd(1, A, W);                           \
+    _tile_loadd(W, (weights) + 128, kStepBytes);     \
+    _tile_dpbusd(2, A, W);                           \
+    _tile_loadd(W, (weights) + 192, kStepBytes);     \
+    _tile_dpbusd(3, A, W);                           \
+  } while (false)
+
 // Sums of 16 rows of activations (row stride `stride`) by one panel, into sums [16][64].
 NMT_AMX void amx_panel_block(
     const uint8_t* activations, int64_t stride, const int8_t* panel, int64_t steps, int32_t* sums) {
-  constexpr int64_t kStepBytes = kPanel * 4;  // one step of a panel: 64 columns x 4 bytes
-  const int64_t full = steps / kTileRows;     // stretches of 64 of the shared dimension
+  const int64_t full = steps / kTileRows;  // stretches of 64 of the shared dimension
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
   _tile_zero(3);
   for (int64_t chunk = 0; chunk < full; ++chunk) {
-    const int8_t* weights = panel + chunk * kTileRows * kStepBytes;
-    _tile_loadd(4, activations + chunk * kTileBytes, stride);
-    _tile_loadd(5, weights, kStepBytes);
-    _tile_dpbusd(0, 4, 5);
-    _tile_loadd(5, weights + 64, kStepBytes);
-    _tile_dpbusd(1, 4, 5);
-    _tile_loadd(5, weights + 128, kStepBytes);
-    _tile_dpbusd(2, 4, 5);
-    _tile_loadd(5, weights + 192, kStepBytes);
-    _tile_dpbusd(3, 4, 5);
+    NMT_AMX_STRETCH(4, 5, activations + chunk * kTileBytes, stride,
+                    panel + chunk * kTileRows * kStepBytes);
   }
   if (steps % kTileRows != 0) {
-    const int8_t* weights = panel + full * kTileRows * kStepBytes;
-    _tile_loadd(6, activations + full * kTileBytes, stride);
-    _tile_loadd(7, weights, kStepBytes);
-    _tile_dpbusd(0, 6, 7);
-    _tile_loadd(7, weights + 64, kStepBytes);
-    _tile_dpbusd(1, 6, 7);
-    _tile_loadd(7, weights + 128, kStepBytes);
-    _tile_dpbusd(2, 6, 7);
-    _tile_loadd(7, weights + 192, kStepBytes);
-    _tile_dpbusd(3, 6, 7);
+    NMT_AMX_STRETCH(6, 7, activations + full * kTileBytes, stride,
+                    panel + full * kTileRows * kStepBytes);
   }
   constexpr int64_t kSumStride = kPanel * sizeof(int32_t);
   _tile_stored(0, sums, kSumStride);

@@ -10,15 +10,14 @@
 #include <string>
 #include <string_view>
 
+#include "corpus_checks.h"
 #include "fuzz_support.h"
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
-#include "nmt/text/clean.h"
 
 namespace {
 
 using nmt::data::Corpus;
-using nmt::data::ReadReport;
 
 bool is_gzip(std::string_view text) { return text.size() >= 2 && text.substr(0, 2) == "\x1f\x8b"; }
 
@@ -26,12 +25,6 @@ bool is_gzip(std::string_view text) { return text.size() >= 2 && text.substr(0, 
 std::size_t line_count(std::string_view text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
          (!text.empty() && text.back() != '\n');
-}
-
-bool is_trimmed_side(const std::string& side) {
-  const std::string_view kTrimmed = " \r\v\f";
-  return !side.empty() && kTrimmed.find(side.front()) == std::string_view::npos &&
-         kTrimmed.find(side.back()) == std::string_view::npos;
 }
 
 }  // namespace
@@ -63,19 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     return 0;
   }
   NMT_FUZZ_CHECK(!is_misaligned, "misaligned files are refused");
-  const ReadReport& report = corpus.report;
-  NMT_FUZZ_CHECK(!is_plain || report.lines == line_count(source), "every line pair is read");
-  NMT_FUZZ_CHECK(report.pairs == corpus.pairs.size(), "the report counts the returned pairs");
-  NMT_FUZZ_CHECK(report.lines == report.blank + report.skipped() + report.pairs,
-                 "every line pair is blank, skipped or a pair");
-  NMT_FUZZ_CHECK(!corpus.pairs.empty(), "read_corpus returns at least one pair");
-  for (const auto& pair : corpus.pairs) {
-    for (const std::string* side : {&pair.source, &pair.target}) {
-      NMT_FUZZ_CHECK(is_trimmed_side(*side), "a side is non-empty and trimmed");
-      NMT_FUZZ_CHECK(nmt::text::is_valid_utf8(*side), "a side is valid UTF-8");
-      NMT_FUZZ_CHECK(side->find_first_of("\t\n") == std::string::npos,
-                     "a side holds no tab and no line break");
-    }
-  }
+  NMT_FUZZ_CHECK(!is_plain || corpus.report.lines == line_count(source), "every line pair is read");
+  nmt::fuzz::check_returned_corpus(corpus);
   return 0;
 }

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "corpus_checks.h"
 #include "fuzz_support.h"
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
-#include "nmt/text/clean.h"
 
 namespace {
 
@@ -23,29 +23,12 @@ using nmt::data::Corpus;
 using nmt::data::ReadReport;
 using nmt::data::TsvFormat;
 
-bool is_trimmed_side(const std::string& side) {
-  const std::string_view kTrimmed = " \r\v\f";
-  return !side.empty() && kTrimmed.find(side.front()) == std::string_view::npos &&
-         kTrimmed.find(side.back()) == std::string_view::npos;
-}
-
 void check_corpus(const Corpus& corpus) {
   const ReadReport& report = corpus.report;
-  NMT_FUZZ_CHECK(report.pairs == corpus.pairs.size(), "the report counts the returned pairs");
-  NMT_FUZZ_CHECK(report.lines == report.blank + report.skipped() + report.pairs,
-                 "every line is blank, skipped or a pair");
+  nmt::fuzz::check_returned_corpus(corpus);
   NMT_FUZZ_CHECK(
       report.first_problems.size() == std::min(report.skipped(), ReadReport::kMaxReportedProblems),
       "the first skipped lines are reported");
-  NMT_FUZZ_CHECK(!corpus.pairs.empty(), "read_tsv_file returns at least one pair");
-  for (const auto& pair : corpus.pairs) {
-    for (const std::string* side : {&pair.source, &pair.target}) {
-      NMT_FUZZ_CHECK(is_trimmed_side(*side), "a side is non-empty and trimmed");
-      NMT_FUZZ_CHECK(nmt::text::is_valid_utf8(*side), "a side is valid UTF-8");
-      NMT_FUZZ_CHECK(side->find_first_of("\t\n") == std::string::npos,
-                     "a side holds no tab and no line break");
-    }
-  }
 }
 
 // Pairs read in this layout; 0 when the reader refuses the file.
