@@ -128,7 +128,8 @@ done
 # --- Record: command, machine, versions ---
 versions=$(mktemp)
 {
-  echo "{\"nmt\": \"$("$nmt" --version | head -n 1) (git $(git rev-parse --short HEAD 2>/dev/null || echo ?), LibTorch $(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || echo ?))\","
+  # The LibTorch the binary was built against (`nmt --version` names it): Debian's or a 2.x build's.
+  echo "{\"nmt\": \"$("$nmt" --version | head -n 1) (git $(git rev-parse --short HEAD 2>/dev/null || echo ?), $("$nmt" --version | sed -n 2p))\","
   echo "\"score\": \"$("$score_python" -c 'import sacrebleu, sentencepiece; print("sacreBLEU", sacrebleu.__version__, "sentencepiece", sentencepiece.__version__)')\""
   for tool in onmt joey; do
     has_tool $tool && [[ -z ${unusable[$tool]:-} ]] || continue
