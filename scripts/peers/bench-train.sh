@@ -37,7 +37,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
-command_line="scripts/peers/bench-train.sh $*"
+# The binary is part of the command: records of nmt built against other LibTorch versions differ by it.
+command_line="${NMT:+NMT=$NMT }scripts/peers/bench-train.sh $*"
 nmt=${NMT:-build/src/nmt}
 config=configs/tatoeba-en-es.json
 data=""

@@ -31,7 +31,7 @@ sentences=2000
 out=""
 threads_list="1 2"
 strategies="greedy beam"
-command_line="$0 $*"
+command_line="${NMT:+NMT=$NMT }$0 $*"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --model) model=$2; shift 2 ;;
