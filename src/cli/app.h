@@ -39,6 +39,7 @@ Command add_prepare(CLI::App& app);
 Command add_train(CLI::App& app);
 Command add_translate(CLI::App& app);
 Command add_eval(CLI::App& app);
+Command add_average(CLI::App& app);
 Command add_score(CLI::App& app);
 Command add_attention(CLI::App& app);
 Command add_report(CLI::App& app);

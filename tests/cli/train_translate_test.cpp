@@ -126,6 +126,29 @@ TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
   }
 }
 
+TEST_F(TrainedRunTest, AverageWritesACheckpointThatTranslationTakes) {
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
+  const std::string out = scratch_->file("mean.pt");
+  const std::string average = "average" + model() + " best.pt checkpoint.pt --out '" + out + "'";
+  const auto averaged = run_nmt(average);
+  ASSERT_EQ(averaged.exit_code, 0) << averaged.output;
+  EXPECT_NE(averaged.output.find(out + ": the mean of best.pt + checkpoint.pt (2 checkpoints"),
+            std::string::npos)
+      << averaged.output;
+  const auto translated =
+      run_nmt("-q translate" + model() + " --checkpoint '" + out + "' 'I am hungry'");
+  ASSERT_EQ(translated.exit_code, 0) << translated.output;
+  EXPECT_EQ(std::count(translated.output.begin(), translated.output.end(), '\n'), 1);
+
+  const auto again = run_nmt(average);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.output.find("--out " + out + " exists; --force replaces it"), std::string::npos)
+      << again.output;
+  const auto both = run_nmt("average" + model() + " --last 2 best.pt --out '" + out + "'");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+}
+
 TEST_F(TrainedRunTest, ARepeatedModelIsAnEnsembleAndSentencesStaySentences) {
   ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const auto alone = run_nmt("-q translate" + model() + " 'I am hungry' 'Where is the bank?'");

@@ -16,6 +16,7 @@
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/run/attention.h"
+#include "nmt/run/average.h"
 #include "nmt/run/bench.h"
 #include "nmt/run/data_phase.h"
 #include "nmt/run/evaluation.h"
@@ -24,6 +25,7 @@
 #include "nmt/run/training.h"
 #include "nmt/run/translation.h"
 #include "test_utils.h"
+#include "torch_test_utils.h"
 
 namespace nmt::run {
 namespace {
@@ -135,6 +137,91 @@ TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {
             "command line: decode.beam_size: expected a positive integer, got 0");
   EXPECT_EQ(message_of({run().path(), "nope.pt", {}}, {}),
             run().file("nope.pt") + ": no such checkpoint");
+}
+
+TEST_F(WorkflowTest, AveragingTheLastEpochsWritesTheMeanOfTheirWeights) {
+  ASSERT_EQ(epoch_checkpoints(run()),
+            (std::vector<std::string>{run().epoch_weights(1), run().epoch_weights(2)}));
+  AverageRequest request;
+  request.run_dir = run().path();
+  request.last = 2;
+  request.out = scratch_->file("mean-2.pt");
+  const AverageReport report = average_checkpoints(request);
+  EXPECT_EQ(report.inputs, epoch_checkpoints(run()));
+  EXPECT_EQ(report.step, outcome_->result.progress.step);
+
+  const OpenedRun mean = open_run({run().path(), request.out, {}}, {});
+  auto first = open_run({run().path(), "epoch-1.pt", {}}, {}).model->named_parameters();
+  auto second = open_run({run().path(), "epoch-2.pt", {}}, {}).model->named_parameters();
+  int64_t parameters = 0;
+  for (const auto& item : mean.model->named_parameters()) {
+    EXPECT_TRUE(testing::all_close(item.value(), (first[item.key()] + second[item.key()]) / 2))
+        << item.key();
+    parameters += item.value().numel();
+  }
+  EXPECT_EQ(report.parameters, parameters);
+
+  // Named one by one, in another order, the same files give the same weights.
+  request.last = 0;
+  request.checkpoints = {"epoch-2.pt", run().epoch_weights(1)};
+  request.out = scratch_->file("mean-named.pt");
+  average_checkpoints(request);
+  auto named = open_run({run().path(), request.out, {}}, {}).model->named_parameters();
+  for (const auto& item : mean.model->named_parameters()) {
+    EXPECT_TRUE(torch::equal(item.value(), named[item.key()])) << item.key();
+  }
+}
+
+TEST_F(WorkflowTest, AveragingErrorsNameTheProblemAndWriteNothing) {
+  auto message_of = [](AverageRequest request) {
+    try {
+      average_checkpoints(request);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  testing::ScratchDir dir;
+  AverageRequest request;
+  request.run_dir = run().path();
+  request.out = dir.file("mean.pt");
+
+  request.last = 3;
+  EXPECT_EQ(message_of(request), "--last 3: " + run().path() +
+                                     " has 2 epoch checkpoints (epoch-1.pt, epoch-2.pt); training "
+                                     "keeps the last train.average_last epochs' weights");
+  request.last = 1;
+  EXPECT_EQ(message_of(request), "--last 1: averaging needs at least 2 checkpoints");
+  request.checkpoints = {"epoch-1.pt", "epoch-2.pt"};
+  EXPECT_EQ(message_of(request), "average: give checkpoint files or --last N, not both");
+  request.last = 0;
+  request.checkpoints = {"epoch-1.pt"};
+  EXPECT_EQ(message_of(request), "average: give at least two checkpoints to average, or --last N");
+  request.checkpoints = {"epoch-1.pt", run().epoch_weights(1)};
+  EXPECT_EQ(message_of(request),
+            "average: " + run().epoch_weights(1) + " is given twice (each checkpoint counts once)");
+  request.checkpoints = {"epoch-1.pt", "nope.pt"};
+  EXPECT_EQ(message_of(request), run().file("nope.pt") + ": no such checkpoint");
+  EXPECT_FALSE(std::filesystem::exists(request.out));
+
+  request.checkpoints = {"epoch-1.pt", "epoch-2.pt"};
+  request.out = run().epoch_weights(2);
+  EXPECT_EQ(message_of(request), "--out " + run().epoch_weights(2) +
+                                     " is one of the checkpoints averaged; write the mean to a "
+                                     "new file");
+  request.out = dir.write("kept.pt", "earlier work");
+  EXPECT_EQ(message_of(request), "--out " + request.out + " exists; --force replaces it");
+  EXPECT_EQ(read_text_file(request.out), "earlier work");
+  request.is_forced = true;
+  EXPECT_EQ(message_of(request), "no error");
+  EXPECT_NO_THROW(open_run({run().path(), request.out, {}}, {}));
+
+  // A file that is no checkpoint stops the averaging before anything is written.
+  request.checkpoints = {"epoch-1.pt", dir.write("damaged.pt", "not a checkpoint")};
+  request.out = dir.file("mean.pt");
+  EXPECT_NE(message_of(request).find("damaged.pt"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(request.out));
+  EXPECT_FALSE(std::filesystem::exists(request.out + ".tmp"));
 }
 
 TEST_F(WorkflowTest, EvaluationScoresTheTestSplitAndRecordsIt) {
