@@ -406,6 +406,7 @@ void config_fields(Fields& f, Config& c) {
   f("log_every", c.train.log_every, IntKind::kPositive);
   f("save_every", c.train.save_every, IntKind::kNonNegative);
   f("average_last", c.train.average_last, IntKind::kNonNegative);
+  f("keep_epochs", c.train.keep_epochs, IntKind::kNonNegative);
   f("precision", c.train.precision, kPrecisions);
   f("adam_beta1", c.train.adam_beta1);
   f("adam_beta2", c.train.adam_beta2);

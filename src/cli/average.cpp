@@ -3,7 +3,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 #include <memory>
 
 #include "cli/app.h"
@@ -16,7 +15,8 @@ Command add_average(CLI::App& app) {
       "Write the mean of several checkpoints' weights as one weights-only checkpoint for "
       "translate,\n"
       "eval, serve and export to take with --checkpoint. Training already keeps the mean of its\n"
-      "last train.average_last epochs as averaged.pt; this averages other files or counts.");
+      "last train.average_last epochs as averaged.pt; this averages other files or counts\n"
+      "(train.keep_epochs: N keeps more epochs' weights to choose from).");
   auto request = std::make_shared<run::AverageRequest>();
   command->add_option("-m,--model", request->run_dir, "Run directory (default: runs/latest)");
   auto* files = command->add_option(
@@ -25,7 +25,7 @@ Command add_average(CLI::App& app) {
   command
       ->add_option("--last", request->last,
                    "Average the run's last N epoch-K.pt files instead (training keeps the last "
-                   "train.average_last of them)")
+                   "max(train.average_last, train.keep_epochs) of them)")
       ->check(CLI::PositiveNumber)
       ->excludes(files);
   command->add_option("-o,--out", request->out, "Checkpoint file to write")->required();
@@ -37,13 +37,9 @@ Command add_average(CLI::App& app) {
       "then: nmt eval --model runs/latest --checkpoint mean-4.pt --split valid");
   return {command, [request] {
             const run::AverageReport report = run::average_checkpoints(*request);
-            std::string names;
-            for (const std::string& input : report.inputs) {
-              names +=
-                  (names.empty() ? "" : " + ") + std::filesystem::path(input).filename().string();
-            }
             spdlog::info("{}: the mean of {} ({} checkpoints, {} parameters, step {})", report.out,
-                         names, report.inputs.size(), report.parameters, report.step);
+                         run::file_names(report.inputs, " + "), report.inputs.size(),
+                         report.parameters, report.step);
             return 0;
           }};
 }

@@ -32,15 +32,15 @@ std::vector<std::string> epoch_checkpoints(const RunDir& run) {
   return paths;
 }
 
-namespace {
-
-std::string joined_names(const std::vector<std::string>& paths) {
+std::string file_names(const std::vector<std::string>& paths, const std::string& separator) {
   std::string names;
   for (const std::string& path : paths) {
-    names += (names.empty() ? "" : ", ") + fs::path(path).filename().string();
+    names += (names.empty() ? "" : separator) + fs::path(path).filename().string();
   }
   return names;
 }
+
+namespace {
 
 std::vector<std::string> pick_inputs(const RunDir& run, const AverageRequest& request) {
   if (request.last != 0 && !request.checkpoints.empty()) {
@@ -70,8 +70,9 @@ std::vector<std::string> pick_inputs(const RunDir& run, const AverageRequest& re
   if (static_cast<int64_t>(epochs.size()) < request.last) {
     throw ConfigError("--last " + std::to_string(request.last) + ": " + run.path() + " has " +
                       std::to_string(epochs.size()) + " epoch checkpoints" +
-                      (epochs.empty() ? "" : " (" + joined_names(epochs) + ")") +
-                      "; training keeps the last train.average_last epochs' weights");
+                      (epochs.empty() ? "" : " (" + file_names(epochs, ", ") + ")") +
+                      "; training keeps the last max(train.average_last, train.keep_epochs) "
+                      "epochs' weights");
   }
   epochs.erase(epochs.begin(), epochs.end() - request.last);
   return epochs;

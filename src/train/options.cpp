@@ -62,6 +62,7 @@ void TrainOptions::validate() const {
   check::positive("log_every", log_every);
   check::non_negative("save_every", save_every);
   check::non_negative("average_last", average_last);
+  check::non_negative("keep_epochs", keep_epochs);
   check::fraction("adam_beta1", adam_beta1);
   check::fraction("adam_beta2", adam_beta2);
   check::positive("adam_eps", adam_eps);

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -145,11 +146,11 @@ std::optional<TrainStop> Trainer::save_epoch(MetricsLog& metrics, double train_l
   }
   const RunDir& run = setup_.run;
   save(run.checkpoint(), WithOptimizer::kYes);
-  if (setup_.options.average_last > 0) {
+  const int64_t kept_epochs = std::max(setup_.options.average_last, setup_.options.keep_epochs);
+  if (kept_epochs > 0) {
     save(run.epoch_weights(progress_.epoch), WithOptimizer::kNo);
     std::error_code ignored;
-    std::filesystem::remove(run.epoch_weights(progress_.epoch - setup_.options.average_last),
-                            ignored);
+    std::filesystem::remove(run.epoch_weights(progress_.epoch - kept_epochs), ignored);
   }
   EpochRecord record;
   record.epoch = progress_.epoch;

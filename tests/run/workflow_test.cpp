@@ -189,7 +189,8 @@ TEST_F(WorkflowTest, AveragingErrorsNameTheProblemAndWriteNothing) {
   request.last = 3;
   EXPECT_EQ(message_of(request), "--last 3: " + run().path() +
                                      " has 2 epoch checkpoints (epoch-1.pt, epoch-2.pt); training "
-                                     "keeps the last train.average_last epochs' weights");
+                                     "keeps the last max(train.average_last, train.keep_epochs) "
+                                     "epochs' weights");
   request.last = 1;
   EXPECT_EQ(message_of(request), "--last 1: averaging needs at least 2 checkpoints");
   request.checkpoints = {"epoch-1.pt", "epoch-2.pt"};
@@ -361,13 +362,29 @@ TEST_F(WorkflowTest, ReportDrawsTheRunsCurves) {
   EXPECT_NE(page.find(run().path()), std::string::npos);
 }
 
+BenchTrainOptions bench_options(int64_t steps, int64_t warmup) {
+  BenchTrainOptions options;
+  options.steps = steps;
+  options.warmup = warmup;
+  return options;
+}
+
 TEST_F(WorkflowTest, BenchmarksReportThroughput) {
-  const nlohmann::json train = bench_train(load_config(run().config()), {3, 1});
+  const nlohmann::json train = bench_train(load_config(run().config()), bench_options(3, 1));
   EXPECT_EQ(train["steps"], 3);
   EXPECT_GT(train["tgt_tokens_per_s"].get<double>(), 0.0);
   EXPECT_GT(train["mfu"].get<double>(), 0.0);
   EXPECT_NE(bench_train_text(train, "tiny").find("target tokens/s"), std::string::npos);
-  EXPECT_THROW(bench_train(load_config(run().config()), {0, 1}), ConfigError);
+  EXPECT_THROW(bench_train(load_config(run().config()), bench_options(0, 1)), ConfigError);
+  BenchTrainOptions profiled = bench_options(1, 0);
+  profiled.profile_path = scratch_->file("no-such-directory/trace.json");
+  try {
+    bench_train(load_config(run().config()), profiled);
+    ADD_FAILURE() << "a trace in a missing directory was accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--profile " + profiled.profile_path + ": cannot write this file");
+  }
 
   OpenedRun opened = open();
   const BenchTranslateOptions options{"test", 20};
@@ -383,9 +400,9 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
 TEST_F(WorkflowTest, BenchTrainTimesTheUpdatesTrainingRuns) {
   Config config = load_config(run().config());
   config.train.update_freq = 1;
-  const nlohmann::json single = bench_train(config, {6, 0});
+  const nlohmann::json single = bench_train(config, bench_options(6, 0));
   config.train.update_freq = 2;
-  const nlohmann::json doubled = bench_train(config, {3, 0});
+  const nlohmann::json doubled = bench_train(config, bench_options(3, 0));
   EXPECT_NEAR(doubled["tgt_tokens_per_step"].get<double>() * 3,
               single["tgt_tokens_per_step"].get<double>() * 6, 1e-6);
 }

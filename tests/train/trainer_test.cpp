@@ -453,6 +453,40 @@ TEST(TrainerTest, ATimeBudgetStopsTrainingThenValidatesAndAveragesAsAtTheEnd) {
       << (stopped.batch == 0 ? "the last 3 epochs" : "2 epochs and the last weights");
 }
 
+// train.keep_epochs keeps more epoch-K.pt files for `nmt average` than averaged.pt needs, and
+// keeps them without averaging; averaged.pt still averages train.average_last of them.
+TEST(TrainerTest, KeepEpochsKeepsTheLastEpochsWeightsWhetherOrNotTrainingAverages) {
+  struct Case {
+    int64_t average_last;
+    int64_t keep_epochs;
+    std::vector<int> kept;
+    size_t average_records;
+  };
+  for (const Case& expected : {Case{2, 3, {3, 4, 5}, 1}, Case{0, 2, {4, 5}, 0},
+                               Case{3, 1, {3, 4, 5}, 1}, Case{0, 0, {}, 0}}) {
+    SCOPED_TRACE("average_last " + std::to_string(expected.average_last) + ", keep_epochs " +
+                 std::to_string(expected.keep_epochs));
+    const std::atomic<bool> never{false};
+    testing::ScratchDir dir;
+    TrainOptions options = small_options();
+    options.epochs = 5;
+    options.average_last = expected.average_last;
+    options.keep_epochs = expected.keep_epochs;
+    TrainingRun run = make_run(dir.path(), options);
+    ASSERT_EQ(run.trainer->run(never).reason, StopReason::kFinished);
+    std::vector<int> kept;
+    for (int epoch = 1; epoch <= 5; ++epoch) {
+      if (std::filesystem::exists(RunDir(dir.path()).epoch_weights(epoch))) kept.push_back(epoch);
+    }
+    EXPECT_EQ(kept, expected.kept);
+    const auto average = records_of(dir.file("metrics.jsonl"), "average");
+    ASSERT_EQ(average.size(), expected.average_records);
+    if (!average.empty()) {
+      EXPECT_EQ(average[0]["checkpoints"], expected.average_last);
+    }
+  }
+}
+
 TEST(TrainerTest, AResumedRunSpendsOnlyWhatIsLeftOfItsTimeBudget) {
   const std::atomic<bool> never{false};
   testing::ScratchDir dir;

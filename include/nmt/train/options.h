@@ -71,6 +71,9 @@ struct TrainOptions {
   int64_t log_every = 50;         // steps between progress records
   int64_t save_every = 0;         // steps between mid-epoch checkpoints; 0 = end of each epoch only
   int64_t average_last = 0;  // also write averaged.pt, the mean of the last N epoch checkpoints
+  // Epoch weights (epoch-K.pt) kept for `nmt average` beyond the average_last that averaged.pt
+  // needs (fairseq's --keep-last-epochs): the run keeps the last max(average_last, keep_epochs).
+  int64_t keep_epochs = 0;
   Precision precision = Precision::kAuto;  // auto, fp32 or bf16 autocast (see Precision)
   double adam_beta1 = 0.9;                 // Adam's first-moment decay
   double adam_beta2 = 0.999;               // Adam's second-moment decay
