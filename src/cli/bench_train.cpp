@@ -36,12 +36,19 @@ Command add_bench_train(CLI::App& bench) {
       ->capture_default_str();
   command->add_flag("--json", args->is_json, "Print one JSON object (tgt_tokens_per_s, ...)");
   auto nproc = std::make_shared<int>(0);
+  auto* nproc_option = command->add_option(
+      "--nproc", *nproc,
+      "Measure N local ranks training together (as `nmt train --nproc N`): one rank\n"
+      "alone first, then the ranks; adds total and per-rank tokens/s, the time in\n"
+      "collectives per step and the scaling efficiency");
+  nproc_option->check(CLI::Range(1, 1024));
   command
-      ->add_option("--nproc", *nproc,
-                   "Measure N local ranks training together (as `nmt train --nproc N`): one rank\n"
-                   "alone first, then the ranks; adds total and per-rank tokens/s, the time in\n"
-                   "collectives per step and the scaling efficiency")
-      ->check(CLI::Range(1, 1024));
+      ->add_option("--profile", args->options.profile_path,
+                   "Also run up to 20 more steps under LibTorch's profiler and write every\n"
+                   "operator's time into FILE as a Chrome trace (chrome://tracing, Perfetto);\n"
+                   "scripts/profile-ops.py FILE sums it per operator, forward and backward")
+      ->excludes(nproc_option)
+      ->type_name("FILE");
   command->add_option("--baseline", args->options.baseline_tokens_per_s,
                       "Target tokens/s of one rank alone, for the scaling efficiency of ranks\n"
                       "started by torchrun or srun (--nproc measures it itself)");

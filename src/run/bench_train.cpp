@@ -1,6 +1,7 @@
 // bench_train of nmt/run/bench.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "nmt/device.h"
 #include "nmt/error.h"
@@ -118,6 +120,27 @@ train::StepTimes cuda_phases(train::Trainer& trainer,
   const double scale = static_cast<double>(options.steps) / static_cast<double>(count);
   return {phased.phases.data * scale, phased.phases.forward * scale, phased.phases.backward * scale,
           phased.phases.optimizer * scale};
+}
+
+// Runs up to kProfiledSteps more updates under LibTorch's profiler, which writes every operator's
+// start and duration on the calling thread (autograd's backward included) as a Chrome trace.
+// Returns the number of updates profiled.
+int64_t write_profile(train::Trainer& trainer,
+                      const Config& config,
+                      int64_t target_vocab,
+                      const BenchTrainOptions& options,
+                      std::ofstream& out,
+                      train::Communicator* communicator) {
+  const int64_t count = std::min(options.steps, kProfiledSteps);
+  spdlog::info("profiling {} steps into {}", count, options.profile_path);
+  {
+    torch::autograd::profiler::RecordProfile profile(out);
+    run_steps(trainer, config, target_vocab, options.warmup + options.steps, count,
+              MeasurePhases::kNo, communicator);
+  }
+  out.close();
+  if (!out) throw Error("--profile " + options.profile_path + ": writing the trace failed");
+  return count;
 }
 
 nlohmann::json result_json(const Config& config,
@@ -247,6 +270,14 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
     throw ConfigError("--steps: expected a positive integer, got " + std::to_string(options.steps));
   }
   const std::shared_ptr<train::Communicator> communicator = join_job(config);
+  std::ofstream profile_file;
+  if (!options.profile_path.empty()) {
+    if (communicator) throw ConfigError("--profile records one process; run it without ranks");
+    // Opened before the benchmark, which may take minutes, so that a bad path fails at once.
+    profile_file.open(options.profile_path);
+    if (!profile_file)
+      throw Error("--profile " + options.profile_path + ": cannot write this file");
+  }
   const int64_t threads =
       set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
                                : config.train.threads);
@@ -274,10 +305,18 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
   if (device.is_cuda()) {
     totals.phases = cuda_phases(trainer, config, target_vocab, options, communicator.get());
   }
+  const int64_t profiled =
+      options.profile_path.empty()
+          ? 0
+          : write_profile(trainer, config, target_vocab, options, profile_file, communicator.get());
   const double peak =
       measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
   nlohmann::json result =
       result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
+  if (profiled > 0) {
+    result["profile"] = options.profile_path;
+    result["profiled_steps"] = profiled;
+  }
   if (communicator) {
     add_distribution(result, *communicator, device, totals, options.steps,
                      options.baseline_tokens_per_s);
@@ -304,7 +343,13 @@ std::string bench_train_text(const nlohmann::json& result, const std::string& ti
           result["baseline_tgt_tokens_per_s"].get<double>());
     }
   }
-  return bench_step_text(result, phases, title) + ranks;
+  const std::string profile =
+      result.contains("profile")
+          ? fmt::format("  profile          {:10}   steps more, every operator, in {}\n",
+                        result["profiled_steps"].get<int64_t>(),
+                        result["profile"].get<std::string>())
+          : "";
+  return bench_step_text(result, phases, title) + ranks + profile;
 }
 
 int bench_train_local_ranks(int ranks, const Config& config) {

@@ -55,7 +55,13 @@ struct BenchTrainOptions {
   int64_t warmup = 10;  // untimed steps first
   // Ranks: target tokens/s of one rank training alone, for the scaling efficiency; 0 = unknown.
   double baseline_tokens_per_s = 0.0;
+  // Non-empty: LibTorch's profiler records every operator of up to kProfiledSteps further updates
+  // (after the timed ones, which it would slow) into this file as a Chrome trace
+  // (scripts/profile-ops.py sums it per operator). One process only, not ranks.
+  std::string profile_path;
 };
+
+inline constexpr int64_t kProfiledSteps = 20;
 
 // `nmt bench train`: a JSON object with device, threads, precision, steps, tgt_tokens_per_s,
 // src_tokens_per_s, sentences_per_s, tgt_tokens_per_step, ms_per_step, ms_per_step_phases {data,
@@ -66,7 +72,8 @@ struct BenchTrainOptions {
 // object also has rank, ranks, backend, tgt_tokens_per_s (all ranks together),
 // tgt_tokens_per_s_per_rank, collective_ms_per_step, collective_share and, given the baseline,
 // baseline_tgt_tokens_per_s and scaling_efficiency (total / (ranks x baseline)); MFU and the
-// phases are rank 0's.
+// phases are rank 0's. With a profile_path the object also has profile (the path) and
+// profiled_steps.
 nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options);
 // `nmt bench train --nproc N`: measures one rank training alone (a plain process of this program,
 // with a rank's threads), then starts N local ranks that run the benchmark against that baseline;
