@@ -185,7 +185,9 @@ peer_config() {
             "TRAIN_STEPS=$train_steps" "VALID_STEPS=$valid_steps" ;;
     joey) local subset=500 logging=50
           (( valid_pairs > subset )) || subset=-1
-          (( logging < valid_steps )) || logging=$((valid_steps > 1 ? valid_steps - 1 : 1))
+          # JoeyNMT 2.3 needs validation_freq to be a multiple of logging_freq: the largest
+          # divisor of it up to nmt's train.log_every 50 (34 for 238 updates per epoch).
+          while (( valid_steps % logging != 0 )); do logging=$((logging - 1)); done
           fill scripts/peers/joey-tatoeba.yaml "$run/config.yaml" "PIECES=$work/pieces" "RUN=$run" \
             "LOAD_MODEL=$run/model/latest.ckpt" "BATCH_SIZE=$(calib joey batch_size)" \
             "DEV_SUBSET=$subset" "SEED=23" "TRAIN_STEPS=$train_steps" "LOG_STEPS=$logging" \
