@@ -19,13 +19,25 @@ torch::Tensor causal_mask(int64_t length, const torch::Device& device) {
       .tril();
 }
 
+namespace {
+
+// LibTorch 2.x's fused kernel is faster forward, but on the CPU its backward (flash attention) took
+// 394 ms per bf16 training update where the explicit operators' backward takes about 23 (record
+// data/benchmarks/torch2-bf16-ops-2026-11-24/): CPU training keeps the explicit path.
+bool takes_fused_kernel(const torch::Tensor& queries, bool need_weights, double dropout) {
+  if (need_weights || dropout > 0.0 || !compat::has_fused_attention()) return false;
+  return !(queries.is_cpu() && at::GradMode::is_enabled());
+}
+
+}  // namespace
+
 AttentionOutput scaled_dot_product(const torch::Tensor& queries,
                                    const torch::Tensor& keys,
                                    const torch::Tensor& values,
                                    const torch::Tensor& mask,
                                    bool need_weights,
                                    double dropout) {
-  if (!need_weights && dropout == 0.0 && compat::has_fused_attention()) {
+  if (takes_fused_kernel(queries, need_weights, dropout)) {
     return {compat::fused_attention(queries, keys, values, mask), {}};
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(queries.size(-1)));

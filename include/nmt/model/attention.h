@@ -33,7 +33,8 @@ struct AttentionOutput {
 
 // softmax(q k^T / sqrt(d_head), masked) v for split heads, with dropout (> 0) on the weights
 // that mix the values (the returned weights are before it). Explicit when need_weights or
-// dropout > 0, or when LibTorch has no fused kernel.
+// dropout > 0, when LibTorch has no fused kernel, or when gradients are recorded on the CPU (the
+// fused kernel's CPU backward is many times slower than the explicit operators').
 AttentionOutput scaled_dot_product(const torch::Tensor& queries,
                                    const torch::Tensor& keys,
                                    const torch::Tensor& values,
