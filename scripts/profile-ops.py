@@ -8,11 +8,12 @@ find where one build spends its extra time.
     scripts/profile-ops.py a.json --steps 20
     scripts/profile-ops.py old.json new.json --steps 20 --top 25
 
-A trace is a JSON array of events or an object with "traceEvents"; complete events ("ph": "X")
-with "ts" and "dur" in microseconds are read, nested by time on each thread. An event is in the
-backward pass when it or an enclosing event is an autograd function ("...Backward0", or
+A trace (gzip'd when its name ends in .gz) is a JSON array of events or an object with
+"traceEvents"; complete events ("ph": "X") with "ts" and "dur" in microseconds are read, nested by
+time on each thread. An event is in the backward pass when it or an enclosing event is an autograd function ("...Backward0", or
 "autograd::engine::evaluate_function: ..."). Exit status 2 for unreadable input."""
 import argparse
+import gzip
 import json
 import sys
 from collections import defaultdict
@@ -29,9 +30,10 @@ def is_backward_node(name):
 
 def load_events(path):
     try:
-        with open(path, encoding="utf-8") as f:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
             trace = json.load(f)
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as error:
         fail(f"{path}: {error}")
     events = trace.get("traceEvents") if isinstance(trace, dict) else trace
     if not isinstance(events, list):
@@ -105,11 +107,11 @@ def main():
         keys = {key for table in tables for key in table if key[0] == phase}
         totals = [sum(table[key][0] for key in keys if key in table) for table in tables]
 
-        def weight(key):
+        def order(key):  # the largest time (or difference) first; ties by name, not hash order
             times = [table.get(key, [0.0, 0])[0] for table in tables]
-            return abs(times[-1] - times[0]) if len(times) == 2 else times[0]
+            return (-(abs(times[-1] - times[0]) if len(times) == 2 else times[0]), key[1])
 
-        for key in sorted(keys, key=weight, reverse=True)[:args.top]:
+        for key in sorted(keys, key=order)[:args.top]:
             times = [table.get(key, [0.0, 0])[0] / per_step for table in tables]
             calls = tables[0].get(key, tables[-1].get(key))[1] / args.steps
             row = f"| {phase} | {key[1]} | {calls:g} | " + " | ".join(f"{t:.2f}" for t in times)

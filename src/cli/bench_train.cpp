@@ -1,6 +1,7 @@
 // nmt bench train: training throughput on a configuration's data, with a breakdown of the step.
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"
@@ -44,9 +45,10 @@ Command add_bench_train(CLI::App& bench) {
   nproc_option->check(CLI::Range(1, 1024));
   command
       ->add_option("--profile", args->options.profile_path,
-                   "Also run up to 20 more steps under LibTorch's profiler and write every\n"
-                   "operator's time into FILE as a Chrome trace (chrome://tracing, Perfetto);\n"
-                   "scripts/profile-ops.py FILE sums it per operator, forward and backward")
+                   "Also run up to " + std::to_string(run::kProfiledSteps) +
+                       " more steps under LibTorch's profiler and write every\n"
+                       "operator's time into FILE as a Chrome trace (chrome://tracing, Perfetto);\n"
+                       "scripts/profile-ops.py FILE sums it per operator, forward and backward")
       ->excludes(nproc_option)
       ->type_name("FILE");
   command->add_option("--baseline", args->options.baseline_tokens_per_s,

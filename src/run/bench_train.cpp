@@ -129,14 +129,13 @@ int64_t write_profile(train::Trainer& trainer,
                       const Config& config,
                       int64_t target_vocab,
                       const BenchTrainOptions& options,
-                      std::ofstream& out,
-                      train::Communicator* communicator) {
+                      std::ofstream& out) {
   const int64_t count = std::min(options.steps, kProfiledSteps);
   spdlog::info("profiling {} steps into {}", count, options.profile_path);
   {
     torch::autograd::profiler::RecordProfile profile(out);
     run_steps(trainer, config, target_vocab, options.warmup + options.steps, count,
-              MeasurePhases::kNo, communicator);
+              MeasurePhases::kNo, nullptr);
   }
   out.close();
   if (!out) throw Error("--profile " + options.profile_path + ": writing the trace failed");
@@ -308,7 +307,7 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
   const int64_t profiled =
       options.profile_path.empty()
           ? 0
-          : write_profile(trainer, config, target_vocab, options, profile_file, communicator.get());
+          : write_profile(trainer, config, target_vocab, options, profile_file);
   const double peak =
       measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
   nlohmann::json result =

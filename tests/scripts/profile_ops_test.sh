@@ -38,6 +38,14 @@ for row in '| outside | aten::addmm | 0.5 | 30.00 | 45.00 | +15.00 |' \
   '| backward | all | | 25.00 | 25.00 | +0.00 |'; do
   grep -qF -- "$row" "$scratch/two.md" || fail "row $row missing from: $(cat "$scratch/two.md")"
 done
+gzip -c "$scratch/b.json" > "$scratch/b.json.gz"
+"${ops[@]}" "$scratch/a.json" "$scratch/b.json.gz" --steps 2 | sed 1d > "$scratch/two-gz.md" ||
+  fail "a gzip'd trace was refused"
+diff <(sed 1d "$scratch/two.md") "$scratch/two-gz.md" > /dev/null ||
+  fail "the gzip'd trace reads differently: $(cat "$scratch/two-gz.md")"
+cp "$scratch/a.json" "$scratch/plain.json.gz"
+if "${ops[@]}" "$scratch/plain.json.gz" 2> "$scratch/err"; then fail "a .gz that is not gzip was accepted"; fi
+grep -qF "profile-ops: $scratch/plain.json.gz: " "$scratch/err" || fail "not-gzip message: $(cat "$scratch/err")"
 
 echo '[{"ph": "X", "name": "x"' > "$scratch/cut.json"
 if "${ops[@]}" "$scratch/cut.json" 2> "$scratch/err"; then fail "a cut trace was accepted"; else status=$?; fi

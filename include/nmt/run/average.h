@@ -3,10 +3,10 @@
 // averaging the last checkpoints; fairseq's average_checkpoints.py, OpenNMT-py's average_models).
 // The trainer writes averaged.pt this way from its last train.average_last epochs; this lets a user
 // choose other files and another count afterwards (train.keep_epochs keeps more epochs to choose
-// from). Throws ConfigError (exit 2) for a missing run,
-// too few or repeated checkpoints, or an output that exists or is one of the inputs;
-// CheckpointError for a checkpoint that is missing or does not fit the run's model. The output is
-// written to "<out>.tmp" and renamed, so a failure never leaves a partial file; never logs.
+// from). Throws ConfigError (exit 2) for a missing run, too few or repeated checkpoints, or an
+// output that exists or is one of the inputs; CheckpointError for a checkpoint that is missing or
+// does not fit the run's model. The output is written to "<out>.tmp" and renamed, so a failure
+// never leaves a partial file; never logs.
 #pragma once
 
 #include <cstdint>
