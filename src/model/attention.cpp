@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nmt/model/dropout.h"
 #include "nmt/text/vocab.h"
 #include "torch_compat.h"
 
@@ -47,8 +48,7 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
   // Under bf16 autocast the scores are bf16; the softmax runs in fp32, where its exponentials and
   // sums keep their precision.
   torch::Tensor weights = torch::softmax(scores, -1, torch::kFloat);
-  const torch::Tensor mixing =
-      dropout > 0.0 ? at::dropout(weights, dropout, /*train=*/true) : weights;
+  const torch::Tensor mixing = inverted_dropout(weights, dropout, /*train=*/true);
   torch::Tensor output = torch::matmul(mixing.to(values.scalar_type()), values);
   return {output, need_weights ? weights : torch::Tensor()};
 }

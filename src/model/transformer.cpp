@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "nmt/model/dropout.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::model {
@@ -51,7 +52,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden, double activat
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
   const torch::Tensor hidden = torch::relu(expand_(x));
   if (activation_dropout_ == 0.0 || !is_training()) return contract_(hidden);
-  return contract_(at::dropout(hidden, activation_dropout_, /*train=*/true));
+  return contract_(inverted_dropout(hidden, activation_dropout_, /*train=*/true));
 }
 
 EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
@@ -66,7 +67,7 @@ EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
               options.d_model, options.ff_mult * options.d_model, options.activation_dropout))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
-      dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
+      dropout_(options.dropout) {}
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x,
                                         const torch::Tensor& mask,
@@ -76,13 +77,13 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x,
   if (is_pre_norm_) {
     auto attention = self_attention_->self_attend(norm1_(h), mask, need_weights);
     if (maps) maps->encoder_self.push_back(attention.weights);
-    h = h + dropout_(attention.output);
-    return h + dropout_(feed_forward_(norm2_(h)));
+    h = h + inverted_dropout(attention.output, dropout_, is_training());
+    return h + inverted_dropout(feed_forward_(norm2_(h)), dropout_, is_training());
   }
   auto attention = self_attention_->self_attend(h, mask, need_weights);
   if (maps) maps->encoder_self.push_back(attention.weights);
-  h = norm1_(dropout_(attention.output) + h);
-  return norm2_(dropout_(feed_forward_(h)) + h);
+  h = norm1_(inverted_dropout(attention.output, dropout_, is_training()) + h);
+  return norm2_(inverted_dropout(feed_forward_(h), dropout_, is_training()) + h);
 }
 
 DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
@@ -102,14 +103,14 @@ DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       norm3_(register_module("norm3", layer_norm(options.d_model))),
-      dropout_(register_module("dropout", torch::nn::Dropout(options.dropout))) {}
+      dropout_(options.dropout) {}
 
 template <class Sublayer>
 torch::Tensor DecoderLayerImpl::residual(const torch::Tensor& x,
                                          torch::nn::LayerNorm& norm,
                                          Sublayer&& sublayer) {
-  if (is_pre_norm_) return x + dropout_(sublayer(norm(x)));
-  return norm(dropout_(sublayer(x)) + x);
+  if (is_pre_norm_) return x + inverted_dropout(sublayer(norm(x)), dropout_, is_training());
+  return norm(inverted_dropout(sublayer(x), dropout_, is_training()) + x);
 }
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x,
@@ -165,7 +166,6 @@ TransformerImpl::TransformerImpl(const TransformerOptions& options,
   target_embedding_ = options.share_embeddings
                           ? source_embedding_
                           : register_module("target_embedding", embedding(target_vocab, options));
-  dropout_ = register_module("dropout", torch::nn::Dropout(options.dropout));
   for (int64_t i = 0; i < options.layers; ++i) {
     encoder_->push_back(EncoderLayer(options));
     decoder_->push_back(DecoderLayer(options));
@@ -190,7 +190,8 @@ torch::Tensor TransformerImpl::embed(torch::nn::Embedding& table,
   reserve_positions(first_position + length, ids.device());
   torch::Tensor x = table(ids);
   if (options_.scale_embeddings) x = x * std::sqrt(static_cast<double>(options_.d_model));
-  return dropout_(x + positions_.narrow(0, first_position, length));
+  return inverted_dropout(x + positions_.narrow(0, first_position, length), options_.dropout,
+                          is_training());
 }
 
 void TransformerImpl::reserve_positions(int64_t count, const torch::Device& device) {

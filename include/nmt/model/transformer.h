@@ -13,7 +13,6 @@
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/normalization.h>
 
@@ -64,7 +63,7 @@ class EncoderLayerImpl : public torch::nn::Module {
   MultiHeadAttention self_attention_{nullptr};
   FeedForward feed_forward_{nullptr};
   torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
-  torch::nn::Dropout dropout_{nullptr};
+  double dropout_;  // on each sub-layer's output while training
 };
 TORCH_MODULE(EncoderLayer);
 
@@ -99,7 +98,7 @@ class DecoderLayerImpl : public torch::nn::Module {
   MultiHeadAttention cross_attention_{nullptr};
   FeedForward feed_forward_{nullptr};
   torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr}, norm3_{nullptr};
-  torch::nn::Dropout dropout_{nullptr};
+  double dropout_;  // on each sub-layer's output while training
 };
 TORCH_MODULE(DecoderLayer);
 
@@ -163,7 +162,6 @@ class TransformerImpl : public torch::nn::Module {
   int64_t target_vocab_;
   torch::nn::Embedding source_embedding_{nullptr};
   torch::nn::Embedding target_embedding_{nullptr};  // the source table when embeddings are shared
-  torch::nn::Dropout dropout_{nullptr};
   torch::nn::ModuleList encoder_;
   torch::nn::ModuleList decoder_;
   torch::nn::LayerNorm encoder_norm_{nullptr};  // pre-norm only
