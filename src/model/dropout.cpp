@@ -12,7 +12,7 @@ namespace nmt::model {
 namespace {
 
 constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ULL;
-// Elements per thread's share below which splitting the work costs more than it saves.
+// Pairs of elements per thread's share below which splitting the work costs more than it saves.
 constexpr int64_t kGrainPairs = 16384;
 
 // SplitMix64's output function (Steele, Lea and Flood 2014): mix(seed + k * gamma) for k = 1, 2,

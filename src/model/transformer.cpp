@@ -51,8 +51,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden, double activat
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
   const torch::Tensor hidden = torch::relu(expand_(x));
-  if (activation_dropout_ == 0.0 || !is_training()) return contract_(hidden);
-  return contract_(inverted_dropout(hidden, activation_dropout_, /*train=*/true));
+  return contract_(inverted_dropout(hidden, activation_dropout_, is_training()));
 }
 
 EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
