@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Training comparison of issue 24: nmt against OpenNMT-py 3.5 and JoeyNMT 2.3 (PyPI, PyPI's torch
-# on the CPU), on the same prepared split, the same SentencePiece pieces, the
-# same architecture and the same threads, one tool after the other:
+# on the CPU) and Marian 1.12 (a CPU build of marian-dev made beside the project; no script of ours
+# builds it: docs/performance.md says what it takes), on the same prepared split, the same
+# SentencePiece pieces, the same architecture and the same threads, one tool after the other:
 #   1. throughput: real target tokens/s over the same number of updates after a warm-up;
 #   2. quality: each tool trains for the same wall-clock budget, then translates the valid and test
 #      splits with beam 5; everything is detokenised by the same SentencePiece model and scored by
@@ -16,12 +17,14 @@
 # Options (defaults in brackets):
 #   --config FILE      nmt configuration whose split, vocabulary and model are compared
 #                      [configs/tatoeba-en-es.json]; the peers' configurations are
-#                      scripts/peers/{onmt,joey}-tatoeba.yaml, which state this model
+#                      scripts/peers/{onmt,joey}-tatoeba.yaml and marian-tatoeba.yml, which
+#                      state this model
 #   --data TSV         replaces the configuration's corpus (data.path), e.g. for a small check
 #   --budget SECONDS   wall clock of training per tool in the quality comparison [1800]
 #   --steps N          timed updates of the throughput comparison [100]
 #   --warmup N         untimed updates before them [20]
-#   --tools LIST       comma-separated, in order: nmt, onmt, joey [nmt,onmt,joey]
+#   --tools LIST       comma-separated, in order: nmt, onmt, joey, marian [nmt,onmt,joey, and
+#                      marian when MARIAN is set]
 #   --threads N        threads of every tool [2]
 #   --cpus LIST        CPUs for taskset [0..threads-1]
 #   --nmt-precisions L nmt's training precisions in the quality comparison [auto]; the
@@ -33,7 +36,7 @@
 # A tool that cannot run (its environment cannot be made, it crashes, it finds no checkpoint)
 # gets a row saying why; the others go on. Exit status: 0 when the record was written, 2 usage.
 # Environment: PYTHON and VENV_ROOT (.venv), as for scripts/peers/setup-train-venvs.sh; NMT
-# (build/src/nmt).
+# (build/src/nmt); MARIAN, the directory holding Marian's `marian` and `marian-decoder`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -79,9 +82,10 @@ for number in "$budget" "$steps" "$warmup" "$threads"; do
   [[ $number =~ ^[0-9]+$ ]] || { echo "bench-train: not a whole number: $number" >&2; exit 2; }
 done
 (( warmup >= 1 && steps >= 1 )) || { echo "bench-train: --warmup and --steps must be at least 1" >&2; exit 2; }
-[[ -n $tools ]] || tools=nmt,onmt,joey
+[[ -n $tools ]] || tools=nmt,onmt,joey${MARIAN:+,marian}
 for tool in ${tools//,/ }; do
-  [[ $tool =~ ^(nmt|onmt|joey)$ ]] || { echo "bench-train: unknown tool $tool (nmt, onmt, joey)" >&2; exit 2; }
+  [[ $tool =~ ^(nmt|onmt|joey|marian)$ ]] ||
+    { echo "bench-train: unknown tool $tool (nmt, onmt, joey, marian)" >&2; exit 2; }
 done
 [[ -n $cpus ]] || cpus=0-$((threads - 1))
 if [[ -z $out ]]; then
@@ -125,6 +129,20 @@ for tool in onmt joey; do
     echo "bench-train: $tool cannot run: ${unusable[$tool]}" >&2
   fi
 done
+marian_dir=${MARIAN:-}
+if has_tool marian; then
+  if [[ -z $marian_dir ]]; then
+    unusable[marian]="MARIAN is not set (the directory of a Marian build with marian and marian-decoder)"
+  elif [[ ! -x $marian_dir/marian || ! -x $marian_dir/marian-decoder ]]; then
+    unusable[marian]="no marian and marian-decoder executables in MARIAN=$marian_dir"
+  fi
+  [[ -z ${unusable[marian]:-} ]] || echo "bench-train: marian cannot run: ${unusable[marian]}" >&2
+fi
+# Peak memory of a Marian run (the Python peers measure their own): GNU time, when installed.
+measured() {
+  local rss_file=$1; shift
+  if [[ -x /usr/bin/time ]]; then /usr/bin/time -f 'max_rss_kib %M' -o "$rss_file" "$@"; else "$@"; fi
+}
 
 # --- Record: command, machine, versions ---
 versions=$(mktemp)
@@ -138,6 +156,9 @@ versions=$(mktemp)
     else probe='import joeynmt, torch; print("JoeyNMT", joeynmt.__version__, "torch", torch.__version__)'; fi
     echo ", \"$tool\": \"$("$venv_root/$tool/bin/python" -c "$probe" 2>/dev/null | tail -1)\""
   done
+  if has_tool marian && [[ -z ${unusable[marian]:-} ]]; then
+    echo ", \"marian\": \"Marian $("$marian_dir/marian" --version 2>&1 | tail -1)\""
+  fi
   echo "}"
 } > "$versions"
 lscpu > "$out/lscpu.txt"
@@ -165,7 +186,7 @@ train_pairs=$("$score_python" -c 'import json,sys; print(json.load(open(sys.argv
 valid_pairs=$(wc -l < "$work/pieces/valid.tgt")
 epoch_steps=$(calib nmt batches_per_epoch)
 max_tokens=$(calib nmt max_tokens)
-log "split: $train_pairs training pairs, $epoch_steps nmt updates per epoch; batch settings: onmt $(calib onmt batch_size), joey $(calib joey batch_size)"
+log "split: $train_pairs training pairs, $epoch_steps nmt updates per epoch; batch settings: onmt $(calib onmt batch_size), joey $(calib joey batch_size), marian $(calib marian batch_size)"
 
 # fill TEMPLATE OUT KEY=VALUE...: a peer configuration with its @KEY@ fields replaced.
 fill() {
@@ -175,11 +196,15 @@ fill() {
   sed "${script[@]}" "$template" > "$target"
   if grep -q '@[A-Z_]*@' "$target"; then echo "bench-train: unfilled field in $target" >&2; return 1; fi
 }
-# peer_config TOOL RUN_DIR TRAIN_STEPS VALID_STEPS: the tool's configuration for one run.
+# peer_config TOOL RUN_DIR TRAIN_STEPS VALID_STEPS [DISPLAY_STEPS]: the tool's configuration for
+# one run (TRAIN_STEPS 0: until the budget; DISPLAY_STEPS: Marian's log interval).
 peer_config() {
-  local tool=$1 run=$2 train_steps=$3 valid_steps=$4
+  local tool=$1 run=$2 train_steps=$3 valid_steps=$4 display_steps=${5:-50}
   mkdir -p "$run"
   case $tool in
+    marian) fill scripts/peers/marian-tatoeba.yml "$run/config.yml" "PIECES=$work/pieces" "RUN=$run" \
+              "BATCH_WORDS=$(calib marian batch_size)" "SEED=23" "THREADS=$threads" \
+              "AFTER=${train_steps}u" "DISP_STEPS=$display_steps" "VALID_STEPS=$valid_steps" ;;
     onmt) fill scripts/peers/onmt-tatoeba.yaml "$run/config.yaml" "PIECES=$work/pieces" "RUN=$run" \
             "BATCH_SIZE=$(calib onmt batch_size)" "BUCKET_SIZE=$train_pairs" "SEED=23" \
             "TRAIN_STEPS=$train_steps" "VALID_STEPS=$valid_steps" ;;
@@ -204,7 +229,7 @@ peer_train() {
 }
 label_of() {
   case $1 in
-    nmt) echo "nmt" ;; onmt) echo "OpenNMT-py" ;; joey) echo "JoeyNMT" ;;
+    nmt) echo "nmt" ;; onmt) echo "OpenNMT-py" ;; joey) echo "JoeyNMT" ;; marian) echo "Marian" ;;
   esac
 }
 order=0
@@ -269,6 +294,28 @@ print(json.dumps({"tgt_tokens_per_s": round(b["tgt_tokens_per_s"], 1), "ms_per_s
         cp "$run/train.log" "$out/logs/throughput-$tool.log" 2>/dev/null || true
         cp "$run/steps.jsonl" "$out/logs/throughput-$tool.steps.jsonl" 2>/dev/null || true
         cp "$run/config.yaml" "$out/configs/$tool-throughput.yaml" 2>/dev/null || true ;;
+      marian)
+        log "throughput: marian, $steps updates after $warmup (load $(loadavg))"
+        run=$work/throughput/marian
+        rm -rf "$run"
+        # Its log has a line every DISPLAY updates: one at update $warmup and one at $total.
+        display=$("$score_python" -c "import math; print(math.gcd($warmup, $steps))")
+        peer_config marian "$run" "$total" 1000000000 "$display"
+        if measured "$run/rss.txt" timeout -k 60 7200 "${pin[@]}" "$marian_dir/marian" -c "$run/config.yml" \
+            > "$run/stdout.log" 2>&1 &&
+           helper marian-steps "$run/train.log" "$work/$key.figures.json" --warmup "$warmup" \
+             --steps "$steps" --rss "$run/rss.txt" > /dev/null; then
+          helper merge "$out/results/$key.json" --json "$work/$key.figures.json" --set kind=throughput \
+            --set tool=Marian --set precision=fp32 --set "order=$((order += 1))" \
+            --set "batch=mini-batch-words $(calib marian batch_size): real source tokens (with </s>), length-sorted" \
+            --set "how=Marian's log: Time and words/s every $display updates, from the line of update $warmup to that of update $total"
+        else
+          helper merge "$out/results/$key.json" --set kind=throughput --set tool=Marian \
+            --set precision=fp32 --set "order=$((order += 1))" \
+            --set "error=training failed: $(why "$run/stdout.log")"
+        fi
+        cp "$run/train.log" "$out/logs/throughput-marian.log" 2>/dev/null || true
+        cp "$run/config.yml" "$out/configs/marian-throughput.yml" 2>/dev/null || true ;;
     esac
   done
 fi
@@ -416,6 +463,56 @@ print(steps[-1] if steps else "")' "$run/steps.jsonl" 2>/dev/null || true)
           quality_row $key "$(label_of $tool)" fp32 "$(basename "$weights")" "$done_steps" "$wall" \
             "translation failed: $(why "$(ls -t "$out/logs/$key-translate"*.log | head -1)")"
         fi ;;
+      marian)
+        key=quality-marian
+        run=$work/quality/marian
+        rm -rf "$run"
+        peer_config marian "$run" 0 "$epoch_steps"
+        log "quality: marian, $budget s (load $(loadavg))"
+        start=$(now)
+        status=0
+        # SIGTERM at the budget: Marian finishes its update and saves model.npz (--sigterm
+        # save-and-exit, its default), as nmt does. This build then does not always exit (seen
+        # here: saved, then idle until killed), so once its log has been quiet for 30 s after the
+        # signal it is killed; the wall clock ends at its last log line.
+        "${pin[@]}" "$marian_dir/marian" -c "$run/config.yml" > "$run/stdout.log" 2>&1 &
+        marian_pid=$!
+        while kill -0 $marian_pid 2>/dev/null && (( $(date +%s) < ${start%.*} + budget )); do
+          sleep 1
+        done
+        kill -TERM $marian_pid 2>/dev/null || true
+        while kill -0 $marian_pid 2>/dev/null &&
+              (( $(date +%s) - $(stat -c %Y "$run/train.log") < 30 )); do
+          sleep 1
+        done
+        last_line=$(stat -c %Y "$run/train.log")
+        kill -KILL $marian_pid 2>/dev/null || true
+        wait $marian_pid || status=$?
+        wall=$(elapsed "$start" "$last_line")
+        cp "$run/train.log" "$out/logs/quality-marian.log" 2>/dev/null || true
+        cp "$run/config.yml" "$out/configs/marian-quality.yml"
+        done_steps=$(helper marian-end "$run/model.npz.progress.yml" 2>/dev/null || true)
+        if [[ ! -f $run/model.npz ]]; then
+          quality_row $key Marian fp32 "" "$done_steps" "$wall" \
+            "no model.npz after training (exit $status): $(why "$run/stdout.log")"
+          continue
+        fi
+        log "quality: marian translates valid and test with model.npz"
+        ok=1
+        for split in valid test; do
+          timeout -k 60 7200 "${pin[@]}" "$marian_dir/marian-decoder" -m "$run/model.npz" \
+            -v "$work/pieces/vocab.marian.txt" "$work/pieces/vocab.marian.txt" \
+            -i "$work/pieces/$split.sp.src" -o "$run/$split.hyp.sp" --beam-size 5 --normalize 1 \
+            --cpu-threads "$threads" --mini-batch 64 --maxi-batch 100 --maxi-batch-sort src \
+            --max-length 256 --max-length-crop > "$out/logs/$key-translate-$split.log" 2>&1 || ok=0
+        done
+        if (( ok )) && [[ -s $run/valid.hyp.sp && -s $run/test.hyp.sp ]]; then
+          score_outputs $key "$run/valid.hyp.sp" "$run/test.hyp.sp" 1
+          quality_row $key Marian fp32 "model.npz (at the stop)" "$done_steps" "$wall"
+        else
+          quality_row $key Marian fp32 model.npz "$done_steps" "$wall" \
+            "translation failed: $(why "$(ls -t "$out/logs/$key-translate"*.log | head -1)")"
+        fi ;;
     esac
   done
 fi
@@ -425,20 +522,20 @@ notes=$(mktemp)
 "$score_python" - "$work/calibration.json" "$notes" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
-n, o, j = c["nmt"], c["onmt"], c["joey"]
+n, o, j, m = c["nmt"], c["onmt"], c["joey"], c["marian"]
 notes = [
-    f"Data: the split of nmt prepare ({c['train_pairs']:,} training pairs), encoded once into the pieces of its SentencePiece model for every peer; each peer's vocabulary file is the model's pieces 4-7999 plus its own four specials (8,000 entries, as nmt's).",
-    f"Batches: nmt's max_tokens {n['max_tokens']} counts padded target positions of length-sorted batches: {n['mean_real_tgt_tokens']:,} real target tokens per update, {n['batches_per_epoch']} updates per epoch. OpenNMT-py counts rows x max(source, target + 2): batch_size {o['batch_size']} gives {o['mean_real_tgt_tokens']:,} ({o['at_nominal']:,} at {n['max_tokens']}); it drops {o['dropped_pairs_per_epoch']:,} pairs per epoch whose source is already in their batch. JoeyNMT fills batches from unsorted pairs counting padding: batch_size {j['batch_size']} gives {j['mean_real_tgt_tokens']:,} ({j['at_nominal']:,} at {n['max_tokens']}).",
-    "Architecture as configs/tatoeba-en-es.json in every tool (pre-norm, d 256, 4+4 layers, 4 heads, ff 1024, ReLU, one shared embedding matrix tied to the output, scaled by sqrt(d), sinusoidal positions, label smoothing 0.1, dropout 0.1, Adam 0.9/0.999 with 1,000 linear warm-up steps to 1e-3 and inverse-square-root decay, gradient norm clipped at 1). Not matched (details in scripts/peers/*-tatoeba.yaml): initialisation of linear layers (Xavier in the peers); dropout after the feed-forward ReLU (both peers) and on attention weights (JoeyNMT); no output bias and layer-norm epsilon 1e-6 in JoeyNMT; JoeyNMT's beam length penalty ((5 + n) / 6)^1 instead of n^1.",
-    "Precision: the peers train in fp32 (neither has CPU mixed precision); nmt's throughput is shown in fp32 and in its default (bf16 autocast on CPUs with AVX512-BF16), its quality run in its default.",
-    "Validation during the budget: nmt at each epoch's end (loss on the valid split + 500 greedy translations); the peers every nmt-epoch's worth of updates (OpenNMT-py: loss; JoeyNMT: loss and greedy translations of 500 random valid sentences). All of it counts in the budget.",
-    "Stopping: nmt by SIGTERM (it saves checkpoint.pt at the current update); the peers by scripts/peers/peer_train.py at the first update after the deadline, after which each writes its usual final checkpoint.",
+    f"Data: the split of nmt prepare ({c['train_pairs']:,} training pairs), encoded once into the pieces of its SentencePiece model for every peer; each peer's vocabulary file is the model's pieces 4-7999 plus its own four specials (8,000 entries, as nmt's; Marian's has two, </s> and <unk>: 7,998).",
+    f"Batches: nmt's max_tokens {n['max_tokens']} counts padded target positions of length-sorted batches: {n['mean_real_tgt_tokens']:,} real target tokens per update, {n['batches_per_epoch']} updates per epoch. OpenNMT-py counts rows x max(source, target + 2): batch_size {o['batch_size']} gives {o['mean_real_tgt_tokens']:,} ({o['at_nominal']:,} at {n['max_tokens']}); it drops {o['dropped_pairs_per_epoch']:,} pairs per epoch whose source is already in their batch. JoeyNMT fills batches from unsorted pairs counting padding: batch_size {j['batch_size']} gives {j['mean_real_tgt_tokens']:,} ({j['at_nominal']:,} at {n['max_tokens']}). Marian closes a length-sorted batch once its real source tokens (with </s>) exceed mini-batch-words: {m['batch_size']} gives {m['mean_real_tgt_tokens']:,} ({m['at_nominal']:,} at {n['max_tokens']}).",
+    "Architecture as configs/tatoeba-en-es.json in every tool (pre-norm, d 256, 4+4 layers, 4 heads, ff 1024, ReLU, one shared embedding matrix tied to the output, scaled by sqrt(d), sinusoidal positions, label smoothing 0.1, dropout 0.1, Adam 0.9/0.999 with 1,000 linear warm-up steps to 1e-3 and inverse-square-root decay, gradient norm clipped at 1). Not matched (details in scripts/peers/*-tatoeba.y*ml): initialisation of linear layers (Xavier in the peers); dropout after the feed-forward ReLU (OpenNMT-py, JoeyNMT) and on attention weights (JoeyNMT); no output bias and layer-norm epsilon 1e-6 in JoeyNMT; layer-norm epsilon 1e-6 and sines and cosines concatenated, not interleaved, in Marian; JoeyNMT's beam length penalty ((5 + n) / 6)^1 instead of n^1.",
+    "Precision: the peers train in fp32 (none has CPU mixed precision); nmt's throughput is shown in fp32 and in its default (bf16 autocast on CPUs with AVX512-BF16), its quality run in its default.",
+    "Validation during the budget: nmt at each epoch's end (loss on the valid split + 500 greedy translations); the peers every nmt-epoch's worth of updates (OpenNMT-py and Marian: loss; JoeyNMT: loss and greedy translations of 500 random valid sentences). All of it counts in the budget.",
+    "Stopping: nmt by SIGTERM (it saves checkpoint.pt at the current update); OpenNMT-py and JoeyNMT by scripts/peers/peer_train.py at the first update after the deadline, after which each writes its usual final checkpoint; Marian by SIGTERM (it finishes the update and saves model.npz).",
 ]
 json.dump({"notes": notes}, open(sys.argv[2], "w"))
 EOF
 helper merge "$out/meta.json" --json "$out/meta.json" --json "$notes" --set "loadavg_end=$(loadavg)"
 rm -f "$notes"
-cp scripts/peers/onmt-tatoeba.yaml scripts/peers/joey-tatoeba.yaml "$out/configs/"
+cp scripts/peers/onmt-tatoeba.yaml scripts/peers/joey-tatoeba.yaml scripts/peers/marian-tatoeba.yml "$out/configs/"
 helper table "$out" > /dev/null
 log "record written to $out (training.md); scratch in $work"
 cat "$out/training.md"

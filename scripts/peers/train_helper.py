@@ -9,6 +9,8 @@ the peers' own environments never run it, so every tool is fed and scored by the
   detok     MODEL IN OUT   pieces (one sentence a line) -> text, with the same SentencePiece model
   score     HYP REF OUT    sacreBLEU BLEU and chrF (defaults: 13a, chrF c6 w0) -> JSON
   steps     LOG OUT        throughput from a per-step log of scripts/peers/peer_train.py
+  marian-steps LOG OUT     throughput from Marian's training log
+  marian-end PROGRESS      updates of a Marian run, from its model.npz.progress.yml
   merge     OUT            JSON files and KEY=VALUE pairs -> one JSON object (result records)
   nmt-end   METRICS        updates and training seconds of an nmt run, from its metrics.jsonl
   table     RECORD         RECORD/meta.json + RECORD/results/*.json -> RECORD/training.md
@@ -17,14 +19,17 @@ import argparse
 import json
 import math
 import random
+import re
 import sys
 from pathlib import Path
 
 SPLITS = ("train", "valid", "test")
 # nmt's SentencePiece models put <PAD>, <SOS>, <EOS>, <UNK> at ids 0-3 (src/text/
 # sentencepiece_tokenizer.cpp); every peer brings its own four specials, so its vocabulary file
-# holds the remaining pieces, in the model's order: the same 8,000 entries in all.
+# holds the remaining pieces, in the model's order: the same 8,000 entries in all. Marian has
+# two (</s> and <unk>, which its text vocabularies must hold; no <s>, and it pads with </s>).
 NMT_SPECIALS = 4
+MARIAN_SPECIALS = ("</s>", "<unk>")
 
 
 def read_tsv(path):
@@ -68,6 +73,8 @@ def cmd_pieces(args):
               "specials": pieces[:NMT_SPECIALS], "splits": {}}
     vocab = "".join(p + "\n" for p in pieces[NMT_SPECIALS:])
     (out / "vocab.txt").write_text(vocab, encoding="utf-8")
+    (out / "vocab.marian.txt").write_text(
+        "".join(s + "\n" for s in MARIAN_SPECIALS) + vocab, encoding="utf-8")
     for name in SPLITS:
         pairs = read_tsv(split / f"{name}.tsv")
         counts = {"pairs": len(pairs), "src_pieces": 0, "tgt_pieces": 0}
@@ -165,6 +172,25 @@ def batches_joey(src, tgt, batch_size, seed=42):
     return sizes, 0
 
 
+def batches_marian(src, tgt, mini_batch_words, seed=23):
+    """Marian 1.12 (src/data/batch_generator.h) with maxi-batch-sort trg and a maxi-batch holding
+    the whole split, as marian-tatoeba.yml sets them: pairs sorted by (target, source) length; a
+    batch closes once the sum of its real source lengths (with </s>) exceeds mini_batch_words, the
+    pair that crossed the line included. Returns real target tokens (target + </s>) per batch."""
+    order = list(range(len(tgt)))
+    random.Random(seed).shuffle(order)
+    order.sort(key=lambda i: (tgt[i], src[i]))
+    sizes, words, real = [], 0, 0
+    for i in order:
+        words, real = words + src[i] + 1, real + tgt[i] + 1
+        if words > mini_batch_words:
+            sizes.append(real)
+            words, real = 0, 0
+    if real:
+        sizes.append(real)
+    return sizes, 0
+
+
 def mean(values):
     return sum(values) / len(values) if values else 0.0
 
@@ -190,6 +216,7 @@ def cmd_calibrate(args):
     peers = {
         "onmt": lambda b: batches_onmt(src, tgt, sources, b),
         "joey": lambda b: batches_joey(src, tgt, b),
+        "marian": lambda b: batches_marian(src, tgt, b),
     }
     for name, rule in peers.items():
         size = solve(rule, target, 1, 16 * args.max_tokens)
@@ -263,6 +290,51 @@ def cmd_steps(args):
     result["source"] = "per-step log of scripts/peers/peer_train.py"
     Path(args.out).write_text(json.dumps(result) + "\n")
     print(json.dumps(result))
+
+
+MARIAN_DISPLAY = re.compile(r"Ep\. \S+ : Up\. (\d+) : Sen\. [\d,]+ : Cost \S+ : "
+                            r"Time ([\d.]+)s : ([\d.]+) words/s")
+
+
+def cmd_marian_steps(args):
+    """Marian logs, every disp-freq updates, the seconds since its last such line and the target
+    labels (</s> counted) per second over them: labels = their product. The timed window runs from
+    the line of update `warmup` to the line of update warmup+steps, so both must be display points."""
+    displays = []
+    with open(args.log, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            match = MARIAN_DISPLAY.search(line)
+            if match:
+                displays.append((int(match[1]), float(match[2]), float(match[3])))
+    points = [update for update, _, _ in displays]
+    last = args.warmup + args.steps
+    if args.warmup not in points or last not in points:
+        result = {"error": f"{args.log}: no display line at update {args.warmup} and {last} "
+                           f"(displayed: {points[:3]}...{points[-3:]})"}
+    else:
+        window = [(seconds, seconds * rate) for update, seconds, rate in displays
+                  if args.warmup < update <= last]
+        seconds = sum(s for s, _ in window)
+        tokens = round(sum(t for _, t in window))
+        result = {"steps": args.steps, "seconds": round(seconds, 3), "tgt_tokens": tokens,
+                  "tgt_tokens_per_s": round(tokens / seconds, 1),
+                  "ms_per_step": round(1000 * seconds / args.steps, 1),
+                  "mean_tgt_tokens_per_step": round(tokens / args.steps, 1),
+                  "padding_fraction": None}
+    if args.rss and Path(args.rss).is_file():
+        kib = re.search(r"max_rss_kib (\d+)", Path(args.rss).read_text())
+        if kib:
+            result["peak_rss_mib"] = round(int(kib[1]) / 1024)
+    result["source"] = "Marian's training log (Time and words/s every disp-freq updates)"
+    Path(args.out).write_text(json.dumps(result) + "\n")
+    print(json.dumps(result))
+
+
+def cmd_marian_end(args):
+    """The updates of a Marian run stopped by SIGTERM: `batches` in the progress file it saves
+    beside the model."""
+    match = re.search(r"^batches: (\d+)$", Path(args.progress).read_text(), re.MULTILINE)
+    print(match[1] if match else "")
 
 
 def parse_value(text):
@@ -413,6 +485,16 @@ def main():
     p.add_argument("--warmup", type=int, required=True)
     p.add_argument("--steps", type=int, required=True)
     p.set_defaults(run=cmd_steps)
+    p = sub.add_parser("marian-steps")
+    p.add_argument("log")
+    p.add_argument("out")
+    p.add_argument("--warmup", type=int, required=True)
+    p.add_argument("--steps", type=int, required=True)
+    p.add_argument("--rss", help="a file with `max_rss_kib N` (/usr/bin/time -f)")
+    p.set_defaults(run=cmd_marian_steps)
+    p = sub.add_parser("marian-end")
+    p.add_argument("progress")
+    p.set_defaults(run=cmd_marian_end)
     p = sub.add_parser("merge")
     p.add_argument("out")
     p.add_argument("--json", action="append")
