@@ -40,8 +40,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
-# The binary is part of the command: records of nmt built against other LibTorch versions differ by it.
-command_line="${NMT:+NMT=$NMT }scripts/peers/bench-train.sh $*"
+# The binaries are part of the command: records of nmt built against other LibTorch versions, or of
+# another Marian build, differ by them.
+command_line="${NMT:+NMT=$NMT }${MARIAN:+MARIAN=$MARIAN }scripts/peers/bench-train.sh $*"
 nmt=${NMT:-build/src/nmt}
 config=configs/tatoeba-en-es.json
 data=""
