@@ -531,6 +531,7 @@ notes = [
     "Precision: the peers train in fp32 (none has CPU mixed precision); nmt's throughput is shown in fp32 and in its default (bf16 autocast on CPUs with AVX512-BF16), its quality run in its default.",
     "Validation during the budget: nmt at each epoch's end (loss on the valid split + 500 greedy translations); the peers every nmt-epoch's worth of updates (OpenNMT-py and Marian: loss; JoeyNMT: loss and greedy translations of 500 random valid sentences). All of it counts in the budget.",
     "Stopping: nmt by SIGTERM (it saves checkpoint.pt at the current update); OpenNMT-py and JoeyNMT by scripts/peers/peer_train.py at the first update after the deadline, after which each writes its usual final checkpoint; Marian by SIGTERM (it finishes the update and saves model.npz).",
+    "Marian 1.12's released decoder mistranslates pre-norm models: in step-by-step decoding its decoder self-attention leaves the layer norm off the keys and values (src/models/transformer.h; docs/performance.md, Training against Marian), so its BLEU here is not its model's quality.",
 ]
 json.dump({"notes": notes}, open(sys.argv[2], "w"))
 EOF

@@ -271,10 +271,16 @@ def throughput(records, warmup, steps):
     seconds = by_step[last]["t_end"] - by_step[warmup]["t_end"]
     tokens = sum(r["tgt_tokens"] for r in window)
     padded = sum(r.get("padded_tgt_tokens", 0) for r in window)
-    return {"steps": len(window), "seconds": round(seconds, 3),
+    return figures(len(window), seconds, tokens, padded)
+
+
+def figures(steps, seconds, tokens, padded=0):
+    """The throughput figures of `steps` updates that took `seconds` and held `tokens` real
+    target tokens in `padded` positions (0: unknown)."""
+    return {"steps": steps, "seconds": round(seconds, 3),
             "tgt_tokens": tokens, "tgt_tokens_per_s": round(tokens / seconds, 1),
-            "ms_per_step": round(1000 * seconds / len(window), 1),
-            "mean_tgt_tokens_per_step": round(tokens / len(window), 1),
+            "ms_per_step": round(1000 * seconds / steps, 1),
+            "mean_tgt_tokens_per_step": round(tokens / steps, 1),
             "padding_fraction": round(1 - tokens / padded, 3) if padded else None}
 
 
@@ -314,13 +320,7 @@ def cmd_marian_steps(args):
     else:
         window = [(seconds, seconds * rate) for update, seconds, rate in displays
                   if args.warmup < update <= last]
-        seconds = sum(s for s, _ in window)
-        tokens = round(sum(t for _, t in window))
-        result = {"steps": args.steps, "seconds": round(seconds, 3), "tgt_tokens": tokens,
-                  "tgt_tokens_per_s": round(tokens / seconds, 1),
-                  "ms_per_step": round(1000 * seconds / args.steps, 1),
-                  "mean_tgt_tokens_per_step": round(tokens / args.steps, 1),
-                  "padding_fraction": None}
+        result = figures(args.steps, sum(s for s, _ in window), round(sum(t for _, t in window)))
     if args.rss and Path(args.rss).is_file():
         kib = re.search(r"max_rss_kib (\d+)", Path(args.rss).read_text())
         if kib:
