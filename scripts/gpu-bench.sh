@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# On the GPU machine, in one go: build against the wheel's LibTorch, run the test suite (CUDA tests
-# included, browser tests excluded), then benchmark nmt against the reference notebook on the same
-# GPU. Needs .deps/ from scripts/gpu-deps.sh. Results and logs go to $OUT (or gpu-results/).
-#   scripts/gpu-bench.sh [build] [test] [bench] [train]      (default: build test bench)
+# On the GPU machine, in one go, the steps named (in the order named):
+#   build      build against the wheel's LibTorch (scripts/gpu-build.sh; needs .deps/ from
+#              scripts/gpu-deps.sh)
+#   cuda       the CUDA tests on the GPU
+#   bench      training throughput: the reference notebook on CUDA, then nmt at the notebook's
+#              settings and with the recommended configuration
+#   translate  a short training of the recommended configuration (NMT_TRAIN_SECONDS, default 100),
+#              its test scores, and translation throughput on the GPU (greedy and beam 5, fp32 and
+#              bf16, NMT_TRANSLATE_SENTENCES held-out sentences, default 2000)
+#   train      a longer training of the recommended configuration (NMT_TRAIN_SECONDS, default 400)
+#   test       the whole ctest suite (browser tests excluded), stopped at NMT_GPU_DEADLINE seconds
+#              after the script started (default 540) so the call ends with its logs
+# Results, logs and machine.txt (GPU, CPU, commit, date) go to $OUT (or gpu-results/).
+#   scripts/gpu-bench.sh [STEP...]      (default: build cuda bench test)
+# The machine has no .git: pass the commit as NMT_COMMIT=$(git rev-parse HEAD) from the checkout.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
 out=${OUT:-gpu-results}
 mkdir -p "$out"
 build=build-gpu
@@ -14,44 +26,85 @@ export LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH
 export NMT_SHARED_DIR=$PWD/.deps/shared
 nmt=$build/src/nmt
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(build test bench)
+[[ ${#steps[@]} -gt 0 ]] || steps=(build cuda bench test)
 
-has() { local s; for s in "${steps[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
-log() { echo "== $* ($(date +%T))"; }
+log() { echo "== $* ($(date +%T), $((SECONDS - started)) s)"; }
 
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$out/gpu.txt" 2>&1
-if has build; then
-  log build
+record_machine() {
+  {
+    echo "date: $(date -u +%FT%TZ)"
+    echo "commit: ${NMT_COMMIT:-$(git rev-parse HEAD 2> /dev/null || echo unknown)}"
+    echo "command: scripts/gpu-bench.sh ${steps[*]}"
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+    lscpu | grep -E '^(Model name|CPU\(s\)|Flags)'
+  } > "$out/machine.txt" 2>&1
+}
+
+step_build() {
   scripts/gpu-build.sh "$build" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-fi
-if has test; then
-  log test
-  "$build/tests/cuda_tests" > "$out/cuda_tests.log" 2>&1; tail -3 "$out/cuda_tests.log"
-  ctest --test-dir "$build" --output-on-failure --parallel 16 -LE browser > "$out/test.log" 2>&1
-  grep -E "tests passed|tests failed|\*\*\*Failed|Not Run" "$out/test.log" | tail -15
-fi
-if has bench; then
-  log "notebook on CUDA"
+}
+
+step_cuda() {
+  "$build/tests/cuda_tests" > "$out/cuda_tests.log" 2>&1
+  tail -3 "$out/cuda_tests.log"
+}
+
+step_bench() {
   python3 scripts/notebook_cuda.py "$reference" --data "$data" --steps 300 > "$out/notebook_cuda.jsonl" 2>&1
   tail -1 "$out/notebook_cuda.jsonl"
+  local precision
   for precision in fp32 bf16; do
-    log "nmt, notebook settings, $precision"
     "$nmt" -q bench train --config configs/seed.json --data "$data" --device cuda --precision $precision \
       --steps 300 --warmup 20 --json | tee "$out/nmt_seed_${precision}.json"
     "$nmt" -q bench train --config configs/seed.json --data "$data" --device cuda --precision $precision \
       --max-tokens 12000 --steps 150 --warmup 10 --json | tee "$out/nmt_seed_${precision}_tokens12000.json"
   done
-  log "nmt, recommended subword configuration"
   "$nmt" -q bench train --config configs/tatoeba-en-es.json --data "$data" --device cuda --steps 150 --warmup 10 \
     --json | tee "$out/nmt_tatoeba_bf16.json"
-fi
-if has train; then
-  log "train configs/tatoeba-en-es.json"
-  # Bounded so the call ends in time; SIGTERM makes nmt save a checkpoint and stop cleanly.
-  timeout "${NMT_TRAIN_SECONDS:-400}" "$nmt" train --config configs/tatoeba-en-es.json --data "$data" \
-    --device cuda --out "$build/run-tatoeba" > "$out/train_tatoeba.log" 2>&1
+}
+
+# Trains configs/tatoeba-en-es.json for $1 seconds on the GPU (SIGTERM saves and stops cleanly),
+# then scores it on its test split.
+train_and_eval() {
+  timeout "$1" "$nmt" train --config configs/tatoeba-en-es.json --device cuda --out "$build/run-tatoeba" \
+    > "$out/train_tatoeba.log" 2>&1
   tail -4 "$out/train_tatoeba.log"
   "$nmt" eval --model "$build/run-tatoeba" --device cuda --json > "$out/eval_tatoeba.json" 2>&1
-  head -c 600 "$out/eval_tatoeba.json"
-fi
+  head -c 600 "$out/eval_tatoeba.json"; echo
+}
+
+step_translate() {
+  train_and_eval "${NMT_TRAIN_SECONDS:-100}"
+  local precision strategy
+  for precision in fp32 bf16; do
+    for strategy in greedy beam; do
+      "$nmt" -q bench translate --model "$build/run-tatoeba" --device cuda --precision $precision \
+        --strategy $strategy --beam-size 5 --n "${NMT_TRANSLATE_SENTENCES:-2000}" --json \
+        | tee "$out/translate_${strategy}_${precision}.json"
+    done
+  done
+}
+
+step_train() {
+  train_and_eval "${NMT_TRAIN_SECONDS:-400}"
+}
+
+step_test() {
+  local left=$(( ${NMT_GPU_DEADLINE:-540} - (SECONDS - started) ))
+  if (( left < 30 )); then echo "test: only ${left} s left before the deadline, not started"; return; fi
+  timeout "$left" ctest --test-dir "$build" --output-on-failure --parallel 16 -LE browser > "$out/test.log" 2>&1
+  echo "ctest exit $? (124: stopped at the deadline)"
+  grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout" "$out/test.log" | tail -15
+}
+
+record_machine
+for step in "${steps[@]}"; do
+  if [[ $(type -t "step_$step") != function ]]; then
+    echo "gpu-bench: unknown step '$step' (build, cuda, bench, translate, train, test)" >&2
+    exit 2
+  fi
+  log "$step"
+  "step_$step"
+done
 log done

@@ -15,6 +15,10 @@ mkdir -p .deps/debs .deps/root
 (cd .deps/debs && apt-get download "${packages[@]}")
 for deb in .deps/debs/*.deb; do dpkg -x "$deb" .deps/root; done
 rm -rf .deps/debs
+# What travels to the GPU machine is limited (64 MiB with the tree): drop documentation and the
+# static libraries nmt does not link (GoogleTest's are the only ones it does).
+rm -rf .deps/root/usr/share/doc
+find .deps/root -name '*.a' ! -name 'libgtest*' ! -name 'libgmock*' -delete
 shared=${NMT_SHARED_DIR:-../shared}
 if [[ -d "$shared" ]]; then
   mkdir -p .deps/shared/data/tatoeba-en-es .deps/shared/reference
