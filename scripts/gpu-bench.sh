@@ -11,7 +11,10 @@
 #   train      a longer training of the recommended configuration (NMT_TRAIN_SECONDS, default 400)
 #   test       the whole ctest suite (browser tests excluded), stopped at NMT_GPU_DEADLINE seconds
 #              after the script started (default 540) so the call ends with its logs
-# Results, logs and machine.txt (GPU, CPU, commit, date) go to $OUT (or gpu-results/).
+# Results, logs and machine.txt (GPU, CPU, commit, date) go to $OUT (or gpu-results/), in at most 8
+# files (what the device tool returns): machine.txt, build.log, cuda_tests.log, bench.jsonl (one
+# line per training benchmark, the notebook's first), train_tatoeba.log, eval_tatoeba.json,
+# translate.jsonl (one line per translation benchmark), test.log.
 #   scripts/gpu-bench.sh [STEP...]      (default: build cuda bench test)
 # The machine has no .git: pass the commit as NMT_COMMIT=$(git rev-parse HEAD) from the checkout.
 set -uo pipefail
@@ -51,17 +54,18 @@ step_cuda() {
 }
 
 step_bench() {
-  python3 scripts/notebook_cuda.py "$reference" --data "$data" --steps 300 > "$out/notebook_cuda.jsonl" 2>&1
-  tail -1 "$out/notebook_cuda.jsonl"
+  python3 scripts/notebook_cuda.py "$reference" --data "$data" --steps 300 > "$out/notebook.log" 2>&1
+  tail -1 "$out/notebook.log" | sed 's/^{/{"tool": "notebook", "batching": "batch_size 128", /' | tee "$out/bench.jsonl"
+  rm "$out/notebook.log"
   local precision
   for precision in fp32 bf16; do
     "$nmt" -q bench train --config configs/seed.json --data "$data" --device cuda --precision $precision \
-      --steps 300 --warmup 20 --json | tee "$out/nmt_seed_${precision}.json"
+      --steps 300 --warmup 20 --json | tee -a "$out/bench.jsonl"
     "$nmt" -q bench train --config configs/seed.json --data "$data" --device cuda --precision $precision \
-      --max-tokens 12000 --steps 150 --warmup 10 --json | tee "$out/nmt_seed_${precision}_tokens12000.json"
+      --max-tokens 12000 --steps 150 --warmup 10 --json | tee -a "$out/bench.jsonl"
   done
   "$nmt" -q bench train --config configs/tatoeba-en-es.json --data "$data" --device cuda --steps 150 --warmup 10 \
-    --json | tee "$out/nmt_tatoeba_bf16.json"
+    --json | tee -a "$out/bench.jsonl"
 }
 
 # Trains configs/tatoeba-en-es.json for $1 seconds on the GPU (SIGTERM saves and stops cleanly),
@@ -81,7 +85,7 @@ step_translate() {
     for strategy in greedy beam; do
       "$nmt" -q bench translate --model "$build/run-tatoeba" --device cuda --precision $precision \
         --strategy $strategy --beam-size 5 --n "${NMT_TRANSLATE_SENTENCES:-2000}" --json \
-        | tee "$out/translate_${strategy}_${precision}.json"
+        | tee -a "$out/translate.jsonl"
     done
   done
 }

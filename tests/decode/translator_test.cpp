@@ -235,9 +235,13 @@ TEST(EnsembleTest, TwoModelsDecodeTogetherAndTwoCopiesAgreeWithOne) {
   options.precision = Precision::kFp32;
   const auto alone = Translator(first, words(), text::CleanMode::kNotebook, torch::kCPU)
                          .translate(inputs, options);
-  const auto copies = Translator({first, first}, words(), text::CleanMode::kNotebook, torch::kCPU)
+  // Named vectors: GCC 13 finds a braced pair ambiguous between the one-model and the ensemble
+  // constructors (a Transformer holder is constructible from two holders' worth of arguments).
+  const std::vector<model::Transformer> two_copies = {first, first};
+  const std::vector<model::Transformer> two_models = {first, second};
+  const auto copies = Translator(two_copies, words(), text::CleanMode::kNotebook, torch::kCPU)
                           .translate(inputs, options);
-  const auto pair = Translator({first, second}, words(), text::CleanMode::kNotebook, torch::kCPU)
+  const auto pair = Translator(two_models, words(), text::CleanMode::kNotebook, torch::kCPU)
                         .translate(inputs, options);
   ASSERT_EQ(pair.results.size(), inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {

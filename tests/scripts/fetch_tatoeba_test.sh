@@ -7,6 +7,10 @@ source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+for tool in zip unzip curl; do
+  # Exit 77 is ctest's skip (SKIP_RETURN_CODE): the GPU machine, for one, has none of these.
+  command -v "$tool" > /dev/null || { echo "SKIPPED: $tool is not installed (scripts/install-deps.sh installs it)"; exit 77; }
+done
 
 printf 'Go.\tVa !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM)\nHi.\tSalut !\tCC-BY 2.0 (France) Attribution: tatoeba.org #538123 (CM)\n' \
   > "$scratch/fra.txt"
