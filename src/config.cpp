@@ -35,6 +35,11 @@ const Choices<text::SubwordModel> kSubwordModels = {{"unigram", text::SubwordMod
                                                     {"bpe", text::SubwordModel::kBpe}};
 const Choices<model::NormPosition> kNorms = {{"post", model::NormPosition::kPost},
                                              {"pre", model::NormPosition::kPre}};
+const Choices<model::Activation> kActivations = {{"relu", model::Activation::kRelu},
+                                                 {"gelu", model::Activation::kGelu},
+                                                 {"swish", model::Activation::kSwish}};
+const Choices<model::PositionLayout> kPositionLayouts = {
+    {"interleaved", model::PositionLayout::kInterleaved}, {"split", model::PositionLayout::kSplit}};
 const Choices<train::Schedule> kSchedules = {{"constant", train::Schedule::kConstant},
                                              {"inverse_sqrt", train::Schedule::kInverseSqrt}};
 const Choices<train::BestMetric> kBestMetrics = {{"loss", train::BestMetric::kLoss},
@@ -387,6 +392,8 @@ void config_fields(Fields& f, Config& c) {
   f("tie_embeddings", c.model.tie_embeddings);
   f("share_embeddings", c.model.share_embeddings);
   f("scale_embeddings", c.model.scale_embeddings);
+  f("activation", c.model.activation, kActivations);
+  f("positions", c.model.positions, kPositionLayouts);
 
   f.section("train");
   f("batch_size", c.train.batch_size, IntKind::kPositive);

@@ -102,8 +102,23 @@ torch::Tensor parameter(const model::TransformerImpl& model, const std::string& 
   return *found;
 }
 
-// The scalars of TransformerSpec.from_config(layers, heads, pre_norm=...) with its defaults:
-// ReLU, one source embedding, no relative positions, alignments from the last layer's first head.
+// CTranslate2's ActivationType, whose order its sources say stays fixed: ReLU 0, GELUTanh 1,
+// Swish 2, GELU 3 (exact), GELUSigmoid 4, Tanh 5.
+int8_t ct2_activation(model::Activation activation) {
+  switch (activation) {
+    case model::Activation::kGelu:
+      return 3;
+    case model::Activation::kSwish:
+      return 2;
+    case model::Activation::kRelu:
+      break;
+  }
+  return 0;
+}
+
+// The scalars of TransformerSpec.from_config(layers, heads, pre_norm=..., activation=...) with its
+// other defaults: one source embedding, no relative positions, alignments from the last layer's
+// first head. The position table is written as a variable, so either layout needs no scalar.
 void add_scalars(const model::TransformerOptions& options, std::vector<Ct2Variable>& variables) {
   if (options.heads > std::numeric_limits<int16_t>::max()) {
     throw Error("cannot export " + std::to_string(options.heads) +
@@ -115,7 +130,8 @@ void add_scalars(const model::TransformerOptions& options, std::vector<Ct2Variab
   for (const std::string stack : {"encoder", "decoder"}) {
     variables.push_back(Ct2Variable::int16_scalar(stack + "/num_heads", heads));
     variables.push_back(Ct2Variable::int8_scalar(stack + "/pre_norm", is_pre_norm));
-    variables.push_back(Ct2Variable::int8_scalar(stack + "/activation", 0));  // ReLU
+    variables.push_back(
+        Ct2Variable::int8_scalar(stack + "/activation", ct2_activation(options.activation)));
     variables.push_back(Ct2Variable::int8_scalar(stack + "/scale_embeddings", is_scaled));
   }
   variables.push_back(Ct2Variable::int8_scalar("encoder/embeddings_merge", 0));
@@ -257,7 +273,8 @@ std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& mod
   // nmt adds position p's encoding to the token at position p, counting from 0 in the encoder and
   // from <SOS> in the decoder; CTranslate2 adds row p of this table to the same tokens.
   const at::Tensor positions =
-      model::sinusoidal_positions(0, max_positions, options.d_model, at::kCPU).contiguous();
+      model::sinusoidal_positions(0, max_positions, options.d_model, options.positions, at::kCPU)
+          .contiguous();
   for (const char* stack : {"encoder", "decoder"}) {
     variables.push_back(Ct2Variable::float32(std::string(stack) + "/position_encodings/encodings",
                                              positions.sizes().vec(), positions.data_ptr<float>()));

@@ -94,6 +94,8 @@ struct CpuDecoder::Weights {
   int64_t heads = 0;
   int64_t vocab = 0;
   int64_t ff_width = 0;
+  Activation activation = Activation::kRelu;
+  PositionLayout positions_layout = PositionLayout::kInterleaved;
   bool is_pre_norm = false;
   float embedding_scale = 1.0f;
   at::Tensor embedding;  // [V, D] target embedding
@@ -171,7 +173,9 @@ CpuDecoder::CpuDecoder(TransformerImpl& model) {
   weights->heads = options.heads;
   weights->vocab = model.target_vocab();
   weights->ff_width = options.ff_mult * options.d_model;
+  weights->activation = options.activation;
   weights->is_pre_norm = options.norm == NormPosition::kPre;
+  weights->positions_layout = options.positions;
   weights->embedding_scale =
       options.scale_embeddings ? static_cast<float>(std::sqrt(static_cast<double>(options.d_model)))
                                : 1.0f;
@@ -199,7 +203,8 @@ CpuDecoder::CpuDecoder(TransformerImpl& model) {
       parameters[options.share_embeddings ? "source_embedding.weight" : "target_embedding.weight"]
           .detach();
   weights->positions =
-      sinusoidal_positions(0, kPrecomputedPositions, options.d_model, at::kCPU).contiguous();
+      sinusoidal_positions(0, kPrecomputedPositions, options.d_model, options.positions, at::kCPU)
+          .contiguous();
   for (int64_t i = 0; i < options.layers; ++i) {
     const std::string prefix = "decoder." + std::to_string(i) + ".";
     weights->layers.push_back(
@@ -280,7 +285,7 @@ at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) 
   const at::Tensor position_row =
       b.position < kPrecomputedPositions
           ? w.positions[b.position]
-          : sinusoidal_positions(b.position, 1, d, at::kCPU).contiguous()[0];
+          : sinusoidal_positions(b.position, 1, d, w.positions_layout, at::kCPU).contiguous()[0];
   const float* position = position_row.data_ptr<float>();
   const float* embedding = w.embedding.data_ptr<float>();
   for (int64_t r = 0; r < rows; ++r) {
@@ -338,7 +343,7 @@ at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) 
     add_residual(layer.norm2);
     // Feed-forward.
     layer.expand.apply(sublayer_input(layer.norm3), rows, b.hidden.data(), b.int8);
-    cpu::relu(b.hidden.data(), rows * w.ff_width);
+    cpu::activate(w.activation, b.hidden.data(), rows * w.ff_width);
     layer.contract.apply(b.hidden.data(), rows, b.sublayer.data(), b.int8);
     add_residual(layer.norm3);
   }

@@ -52,8 +52,22 @@ NMT_VECTOR_CLONES void add(float* x, const float* y, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
 
-NMT_VECTOR_CLONES void relu(float* x, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) x[i] = std::max(x[i], 0.0f);
+NMT_VECTOR_CLONES void activate(Activation activation, float* x, int64_t count) {
+  switch (activation) {
+    case Activation::kRelu:
+      for (int64_t i = 0; i < count; ++i) x[i] = std::max(x[i], 0.0f);
+      return;
+    case Activation::kGelu: {
+      // at::gelu's exact form: x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2)).
+      const float inverse_sqrt2 = 0.70710678118654752f;
+      for (int64_t i = 0; i < count; ++i)
+        x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inverse_sqrt2));
+      return;
+    }
+    case Activation::kSwish:
+      for (int64_t i = 0; i < count; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      return;
+  }
 }
 
 namespace {

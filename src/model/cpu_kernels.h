@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "nmt/model/options.h"
+
 namespace nmt::model::cpu {
 
 // y[r] = (x[r] - mean) / sqrt(var + eps) * gamma + beta for `rows` rows of width n (LayerNorm over
@@ -21,8 +23,8 @@ void layer_norm(const float* x,
 // x[i] += y[i] for count elements.
 void add(float* x, const float* y, int64_t count);
 
-// x[i] = max(x[i], 0) for count elements.
-void relu(float* x, int64_t count);
+// x[i] = activation(x[i]) for count elements, as model::activate computes it.
+void activate(Activation activation, float* x, int64_t count);
 
 // Multi-head attention of one query row [heads * head_dim] over `length` key and value rows, row r
 // of keys at keys + r * stride (heads side by side within a row, as the projections write them):

@@ -34,6 +34,7 @@ torch::nn::Embedding embedding(int64_t vocab, const TransformerOptions& options)
 torch::Tensor sinusoidal_positions(int64_t first,
                                    int64_t count,
                                    int64_t d_model,
+                                   PositionLayout layout,
                                    const torch::Device& device) {
   const auto float_options = torch::TensorOptions().dtype(torch::kFloat).device(device);
   const torch::Tensor positions = torch::arange(first, first + count, float_options).unsqueeze(1);
@@ -41,16 +42,32 @@ torch::Tensor sinusoidal_positions(int64_t first,
   const torch::Tensor div =
       torch::pow(10000.0, torch::arange(0, d_model, 2, float_options) / d_model);
   const torch::Tensor angles = positions / div;
+  if (layout == PositionLayout::kSplit) return torch::cat({angles.sin(), angles.cos()}, 1);
   return torch::stack({angles.sin(), angles.cos()}, -1).view({count, d_model});
 }
 
-FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden, double activation_dropout)
-    : expand_(register_module("expand", Linear(d_model, hidden))),
-      contract_(register_module("contract", Linear(hidden, d_model))),
-      activation_dropout_(activation_dropout) {}
+torch::Tensor activate(Activation activation, const torch::Tensor& x) {
+  switch (activation) {
+    case Activation::kGelu:
+      return at::gelu(x);
+    case Activation::kSwish:
+      return at::silu(x);
+    case Activation::kRelu:
+      break;
+  }
+  return at::relu(x);
+}
+
+FeedForwardImpl::FeedForwardImpl(const TransformerOptions& options)
+    : expand_(
+          register_module("expand", Linear(options.d_model, options.ff_mult * options.d_model))),
+      contract_(
+          register_module("contract", Linear(options.ff_mult * options.d_model, options.d_model))),
+      activation_(options.activation),
+      activation_dropout_(options.activation_dropout) {}
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
-  const torch::Tensor hidden = torch::relu(expand_(x));
+  const torch::Tensor hidden = activate(activation_, expand_(x));
   return contract_(inverted_dropout(hidden, activation_dropout_, is_training()));
 }
 
@@ -60,10 +77,7 @@ EncoderLayerImpl::EncoderLayerImpl(const TransformerOptions& options)
           "self_attention",
           MultiHeadAttention(
               options.d_model, options.heads, /*is_self=*/true, options.attention_dropout))),
-      feed_forward_(register_module(
-          "feed_forward",
-          FeedForward(
-              options.d_model, options.ff_mult * options.d_model, options.activation_dropout))),
+      feed_forward_(register_module("feed_forward", FeedForward(options))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       dropout_(options.dropout) {}
@@ -95,10 +109,7 @@ DecoderLayerImpl::DecoderLayerImpl(const TransformerOptions& options)
           "cross_attention",
           MultiHeadAttention(
               options.d_model, options.heads, /*is_self=*/false, options.attention_dropout))),
-      feed_forward_(register_module(
-          "feed_forward",
-          FeedForward(
-              options.d_model, options.ff_mult * options.d_model, options.activation_dropout))),
+      feed_forward_(register_module("feed_forward", FeedForward(options))),
       norm1_(register_module("norm1", layer_norm(options.d_model))),
       norm2_(register_module("norm2", layer_norm(options.d_model))),
       norm3_(register_module("norm3", layer_norm(options.d_model))),
@@ -200,7 +211,7 @@ void TransformerImpl::reserve_positions(int64_t count, const torch::Device& devi
   if (!positions_.defined() || is_unusable || positions_.device() != device ||
       positions_.size(0) < count) {
     const int64_t capacity = std::max<int64_t>(256, 2 * count);
-    positions_ = sinusoidal_positions(0, capacity, options_.d_model, device);
+    positions_ = sinusoidal_positions(0, capacity, options_.d_model, options_.positions, device);
   }
 }
 

@@ -99,6 +99,10 @@ TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
   EXPECT_EQ(error_of({{"train", {{"lr", -1}}}}), "train.lr: expected a positive number, got -1");
   EXPECT_EQ(error_of({{"model", {{"norm", "middle"}}}}),
             "model.norm: expected one of \"post\", \"pre\", got \"middle\"");
+  EXPECT_EQ(error_of({{"model", {{"activation", "tanh"}}}}),
+            "model.activation: expected one of \"relu\", \"gelu\", \"swish\", got \"tanh\"");
+  EXPECT_EQ(error_of({{"model", {{"positions", "learned"}}}}),
+            "model.positions: expected one of \"interleaved\", \"split\", got \"learned\"");
   EXPECT_EQ(error_of({{"model", {{"heads", 3}}}}),
             "model.heads: expected a divisor of d_model (256), got 3");
   EXPECT_EQ(error_of({{"data", {{"dedupe", 1}}}}), "data.dedupe: expected true or false, got 1");
@@ -148,7 +152,13 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   json input = {
       {"data", {{"path", "x.tsv"}, {"format", "anki"}, {"seed", 5}}},
       {"text", {{"clean", "normalize"}, {"tokenizer", "sentencepiece"}, {"vocab_size", 4000}}},
-      {"model", {{"norm", "pre"}, {"tie_embeddings", true}, {"d_model", 64}, {"heads", 4}}},
+      {"model",
+       {{"norm", "pre"},
+        {"tie_embeddings", true},
+        {"d_model", 64},
+        {"heads", 4},
+        {"activation", "swish"},
+        {"positions", "split"}}},
       {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
       {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}, {"precision", "int8"}}}};
   const Config config = config_from_json(input);
@@ -156,6 +166,12 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(config_to_json(config_from_json(written)), written);
   EXPECT_EQ(written["text"]["tokenizer"], "sentencepiece");
   EXPECT_EQ(written["model"]["norm"], "pre");
+  EXPECT_EQ(written["model"]["activation"], "swish");
+  EXPECT_EQ(written["model"]["positions"], "split");
+  EXPECT_EQ(config.model.activation, model::Activation::kSwish);
+  EXPECT_EQ(config.model.positions, model::PositionLayout::kSplit);
+  EXPECT_EQ(config_to_json(Config{})["model"]["activation"], "relu");
+  EXPECT_EQ(config_to_json(Config{})["model"]["positions"], "interleaved");
   EXPECT_EQ(written["train"]["max_tokens"], 1000);
   EXPECT_EQ(written["decode"]["n_best"], 2);
   EXPECT_EQ(written["decode"]["precision"], "int8");

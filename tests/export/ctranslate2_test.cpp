@@ -185,7 +185,8 @@ TEST_F(Ctranslate2ExportTest, PositionTablesAreNmtsInterleavedSinusoidsFromPosit
   EXPECT_NEAR(table.f32(17), std::cos(1.0), 1e-6);  // cos(1)
   EXPECT_NEAR(table.f32(18), std::sin(1.0 / std::pow(10000.0, 2.0 / 16)), 1e-6);
   EXPECT_NEAR(table.f32(7 * 16 + 15), std::cos(7.0 / std::pow(10000.0, 14.0 / 16)), 1e-6);
-  EXPECT_EQ(table.bytes, bytes_of(model::sinusoidal_positions(0, 8, 16, torch::kCPU)));
+  EXPECT_EQ(table.bytes, bytes_of(model::sinusoidal_positions(
+                             0, 8, 16, model::PositionLayout::kInterleaved, torch::kCPU)));
 }
 
 TEST_F(Ctranslate2ExportTest, ScalarsDescribeTheArchitecture) {
@@ -214,6 +215,24 @@ TEST_F(Ctranslate2ExportTest, ScalarsDescribeTheArchitecture) {
     EXPECT_TRUE(variable.shape.empty()) << name;
     EXPECT_EQ(variable.type, type) << name;
     EXPECT_EQ(variable.scalar(), value) << name;
+  }
+}
+
+// CTranslate2's ActivationType numbers (Swish 2, exact GELU 3) and the split table as it is.
+TEST_F(Ctranslate2ExportTest, MarianOptionsAreWrittenAsCtranslate2NamesThem) {
+  for (const auto& [activation, number] : std::vector<std::pair<model::Activation, int64_t>>{
+           {model::Activation::kSwish, 2}, {model::Activation::kGelu, 3}}) {
+    auto options = one_layer(model::NormPosition::kPost);
+    options.activation = activation;
+    options.positions = model::PositionLayout::kSplit;
+    const std::string out = "out" + std::to_string(number);
+    export_to(make_model(options, 12, 10), two_vocabularies(), out);
+    const auto exported = read_exported(scratch_.file(out));
+    EXPECT_EQ(exported.variable("encoder/activation").scalar(), number);
+    EXPECT_EQ(exported.variable("decoder/activation").scalar(), number);
+    EXPECT_EQ(exported.variable("decoder/position_encodings/encodings").bytes,
+              bytes_of(model::sinusoidal_positions(0, 8, options.d_model,
+                                                   model::PositionLayout::kSplit, torch::kCPU)));
   }
 }
 

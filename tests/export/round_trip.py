@@ -25,7 +25,7 @@ import tempfile
 
 import ctranslate2
 import numpy as np
-from ctranslate2.specs import model_spec, transformer_spec
+from ctranslate2.specs import common_spec, model_spec, transformer_spec
 
 TOLERANCE = 1e-4
 DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32}
@@ -94,6 +94,7 @@ def rebuild_with_ctranslate2(model_dir, out_dir):
         (layers["encoder"], layers["decoder"]),
         int(variables["encoder/num_heads"]),
         pre_norm=bool(variables["encoder/pre_norm"]),
+        activation=common_spec.Activation(int(variables["encoder/activation"])),
     )
     arrays = {name: value for name, value in variables.items() if value.ndim > 0}
     arrays.update({alias: variables[target] for alias, target in aliases.items()})

@@ -42,11 +42,15 @@ spm=(--set text.tokenizer=sentencepiece --set text.clean=normalize)
 train quickstart
 train post-tied "${steps[@]}" --set model.norm=post --set text.shared_vocab=true \
   --set model.share_embeddings=true --set model.tie_embeddings=true \
-  --set model.scale_embeddings=true
+  --set model.scale_embeddings=true --set model.activation=gelu
 train spm-pre "${steps[@]}" "${spm[@]}" --set text.vocab_size=400 \
   --set model.tie_embeddings=true --set model.scale_embeddings=true
 train spm-post "${steps[@]}" "${spm[@]}" --set text.vocab_size=500 --set text.shared_vocab=true \
   --set model.norm=post --set model.share_embeddings=true
+# Marian's (OPUS-MT's) options: swish, split sinusoids, scaled, shared and tied embeddings.
+train spm-marian "${steps[@]}" "${spm[@]}" --set text.vocab_size=500 --set text.shared_vocab=true \
+  --set model.norm=post --set model.share_embeddings=true --set model.tie_embeddings=true \
+  --set model.scale_embeddings=true --set model.activation=swish --set model.positions=split
 
 # What each export holds.
 [[ -f spm-pre.ct2/spm.src.model && -f spm-pre.ct2/spm.tgt.model ]] || fail "spm-pre: no spm models"
@@ -81,7 +85,7 @@ if ! python=$(timeout 900 "$source_dir/scripts/peers/setup-venv.sh" ct2 2> "$ven
   tail -n 3 "$venv_log"
   exit 77
 fi
-for name in quickstart post-tied spm-pre spm-post; do
+for name in quickstart post-tied spm-pre spm-post spm-marian; do
   timeout 600 "$python" "$source_dir/tests/export/round_trip.py" "$name.ct2" "$name.jsonl" ||
     fail "$name: CTranslate2 disagrees with nmt"
 done

@@ -24,6 +24,8 @@ struct Variant {
   bool scale = false;
   WeightForm form = WeightForm::kFp32;
   double tolerance = 1e-5;
+  Activation activation = Activation::kRelu;
+  PositionLayout positions = PositionLayout::kInterleaved;
 };
 
 Transformer variant_model(const Variant& variant) {
@@ -31,6 +33,8 @@ Transformer variant_model(const Variant& variant) {
   options.tie_embeddings = variant.tie;
   options.share_embeddings = variant.share;
   options.scale_embeddings = variant.scale;
+  options.activation = variant.activation;
+  options.positions = variant.positions;
   torch::manual_seed(11);
   Transformer model(options, 12, 12);
   model->eval();
@@ -135,7 +139,16 @@ INSTANTIATE_TEST_SUITE_P(
         // The products are the same integer GEMM as the LibTorch step's; the loops
         // around them sum in another order.
         Variant{"int8", NormPosition::kPre, true, true, true, WeightForm::kInt8, 1e-4},
-        Variant{"bf16", NormPosition::kPost, false, false, false, WeightForm::kBf16, 1e-2}),
+        Variant{"bf16", NormPosition::kPost, false, false, false, WeightForm::kBf16, 1e-2},
+        Variant{"gelu", NormPosition::kPre, false, false, false, WeightForm::kFp32, 1e-5,
+                Activation::kGelu},
+        // Marian's (OPUS-MT's) architecture, in every number format.
+        Variant{"marian", NormPosition::kPost, true, true, true, WeightForm::kFp32, 1e-5,
+                Activation::kSwish, PositionLayout::kSplit},
+        Variant{"marian_int8", NormPosition::kPost, true, true, true, WeightForm::kInt8, 1e-4,
+                Activation::kSwish, PositionLayout::kSplit},
+        Variant{"marian_bf16", NormPosition::kPost, true, true, true, WeightForm::kBf16, 1e-2,
+                Activation::kSwish, PositionLayout::kSplit}),
     [](const ::testing::TestParamInfo<Variant>& info) { return info.param.name; });
 
 TEST(CpuDecoderInputTest, RefusesAStepWithTheWrongNumberOfIds) {

@@ -18,7 +18,7 @@ torch::Tensor ids(std::vector<int64_t> values, int64_t rows = 1) {
 }
 
 TEST(SinusoidalPositionsTest, MatchTheNotebookFormula) {
-  const auto table = sinusoidal_positions(0, 5, 8, torch::kCPU);
+  const auto table = sinusoidal_positions(0, 5, 8, PositionLayout::kInterleaved, torch::kCPU);
   ASSERT_EQ(table.sizes(), (std::vector<int64_t>{5, 8}));
   for (int64_t pos = 0; pos < 5; ++pos) {
     for (int64_t i = 0; i < 4; ++i) {
@@ -27,7 +27,47 @@ TEST(SinusoidalPositionsTest, MatchTheNotebookFormula) {
       EXPECT_NEAR(table[pos][2 * i + 1].item<double>(), std::cos(angle), 1e-5);
     }
   }
-  EXPECT_TRUE(all_close(sinusoidal_positions(3, 2, 8, torch::kCPU), table.narrow(0, 3, 2)));
+  EXPECT_TRUE(all_close(sinusoidal_positions(3, 2, 8, PositionLayout::kInterleaved, torch::kCPU),
+                        table.narrow(0, 3, 2)));
+}
+
+// Marian's (and transformers' MarianSinusoidalPositionalEmbedding's) table: the sines of every
+// angle in the first half of the columns, their cosines in the second, position 0 first.
+TEST(SinusoidalPositionsTest, SplitLayoutPutsSinesFirstAndCosinesSecond) {
+  const auto table = sinusoidal_positions(0, 5, 8, PositionLayout::kSplit, torch::kCPU);
+  ASSERT_EQ(table.sizes(), (std::vector<int64_t>{5, 8}));
+  for (int64_t pos = 0; pos < 5; ++pos) {
+    for (int64_t i = 0; i < 4; ++i) {
+      const double angle = static_cast<double>(pos) / std::pow(10000.0, 2.0 * i / 8.0);
+      EXPECT_NEAR(table[pos][i].item<double>(), std::sin(angle), 1e-5);
+      EXPECT_NEAR(table[pos][4 + i].item<double>(), std::cos(angle), 1e-5);
+    }
+  }
+  // Golden values at position 3: sin(3), sin(0.3), then cos(3).
+  EXPECT_NEAR(table[3][0].item<double>(), 0.14112000805986721, 1e-6);
+  EXPECT_NEAR(table[3][1].item<double>(), 0.29552020666133955, 1e-6);
+  EXPECT_NEAR(table[3][4].item<double>(), -0.98999249660044542, 1e-6);
+  EXPECT_TRUE(all_close(sinusoidal_positions(3, 2, 8, PositionLayout::kSplit, torch::kCPU),
+                        table.narrow(0, 3, 2)));
+}
+
+TEST(ActivationTest, GivesGoldenValues) {
+  const torch::Tensor x = torch::tensor({-2.0f, -0.5f, 0.0f, 1.0f, 3.0f});
+  // ReLU; GELU x * Phi(x) with the exact normal CDF; swish x / (1 + exp(-x)).
+  const std::vector<std::pair<Activation, std::vector<double>>> expected = {
+      {Activation::kRelu, {0.0, 0.0, 0.0, 1.0, 3.0}},
+      {Activation::kGelu,
+       {-0.04550026389635842, -0.15426876936299344, 0.0, 0.8413447460685429, 2.99595030590511}},
+      {Activation::kSwish,
+       {-0.23840584404423515, -0.1887703343990727, 0.0, 0.7310585786300049, 2.8577223804672998}},
+  };
+  for (const auto& [activation, values] : expected) {
+    const torch::Tensor y = activate(activation, x);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      EXPECT_NEAR(y[static_cast<int64_t>(i)].item<double>(), values[i], 1e-6)
+          << static_cast<int>(activation) << " at " << i;
+    }
+  }
 }
 
 TEST(TransformerTest, ForwardGivesLogitsPerTargetPosition) {

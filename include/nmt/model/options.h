@@ -13,6 +13,20 @@ enum class NormPosition {
   kPre,   // x = x + sublayer(norm(x)), final norm on each stack: the Annotated Transformer
 };
 
+// The feed-forward sub-layer's non-linearity.
+enum class Activation {
+  kRelu,   // max(x, 0): Vaswani et al. 2017 and the notebook
+  kGelu,   // x * Phi(x) with the exact normal CDF (transformers' "gelu")
+  kSwish,  // x * sigmoid(x), also called SiLU: Marian's and OPUS-MT's
+};
+
+// How the sinusoidal position table lays out its sines and cosines over the hidden dimension.
+// Both use the angles p / 10000^(2i / d_model) for i < d_model / 2, from position 0.
+enum class PositionLayout {
+  kInterleaved,  // column 2i the sine, 2i + 1 the cosine: the notebook's and the paper's
+  kSplit,  // column i the sine, d_model / 2 + i the cosine: Marian's, fairseq's, CTranslate2's
+};
+
 struct TransformerOptions {
   int64_t d_model = 256;            // width of every hidden state
   int64_t layers = 6;               // encoder layers and decoder layers (each)
@@ -25,6 +39,8 @@ struct TransformerOptions {
   bool tie_embeddings = false;    // decoder output projection reuses the target embedding matrix
   bool share_embeddings = false;  // one embedding matrix for both languages (needs a shared vocab)
   bool scale_embeddings = false;  // multiply embeddings by sqrt(d_model) (Vaswani et al. 2017, 3.4)
+  Activation activation = Activation::kRelu;
+  PositionLayout positions = PositionLayout::kInterleaved;
 
   void validate() const;
 

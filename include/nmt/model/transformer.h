@@ -24,21 +24,28 @@
 
 namespace nmt::model {
 
-// Sinusoidal position encodings of positions [first, first + count), [count, d_model], float.
+// Sinusoidal position encodings of positions [first, first + count), [count, d_model], float, in
+// the given layout.
 torch::Tensor sinusoidal_positions(int64_t first,
                                    int64_t count,
                                    int64_t d_model,
+                                   PositionLayout layout,
                                    const torch::Device& device);
 
 // Position-wise feed-forward: Linear(D, ff) -> ReLU -> [dropout while training] -> Linear(ff, D).
+// The activation function on a tensor (the CPU decoder has its own loops: model/cpu_kernels.h).
+torch::Tensor activate(Activation activation, const torch::Tensor& x);
+
+// contract(dropout(activation(expand(x)))), hidden width ff_mult * d_model.
 class FeedForwardImpl : public torch::nn::Module {
  public:
-  FeedForwardImpl(int64_t d_model, int64_t hidden, double activation_dropout = 0.0);
+  explicit FeedForwardImpl(const TransformerOptions& options);
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
   Linear expand_{nullptr};
   Linear contract_{nullptr};
+  Activation activation_;
   double activation_dropout_;
 };
 TORCH_MODULE(FeedForward);
