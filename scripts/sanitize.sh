@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Torch-free GoogleTest suites (core without the configuration tests, text, eval, viz)
-# under AddressSanitizer + UndefinedBehaviorSanitizer:
+# Runs the Torch-free GoogleTest suites (core without the configuration tests, text, eval, viz,
+# serve, import_formats) under AddressSanitizer + UndefinedBehaviorSanitizer:
 #
 #   scripts/sanitize.sh [CTEST_ARGUMENTS...]
 #
