@@ -383,6 +383,8 @@ void config_fields(Fields& f, Config& c) {
   f.section("model");
   f("d_model", c.model.d_model, IntKind::kPositive);
   f("layers", c.model.layers, IntKind::kPositive);
+  f("encoder_layers", c.model.encoder_layers, IntKind::kNonNegative);
+  f("decoder_layers", c.model.decoder_layers, IntKind::kNonNegative);
   f("heads", c.model.heads, IntKind::kPositive);
   f("ff_mult", c.model.ff_mult, IntKind::kPositive);
   f("dropout", c.model.dropout);

@@ -205,7 +205,7 @@ CpuDecoder::CpuDecoder(TransformerImpl& model) {
   weights->positions =
       sinusoidal_positions(0, kPrecomputedPositions, options.d_model, options.positions, at::kCPU)
           .contiguous();
-  for (int64_t i = 0; i < options.layers; ++i) {
+  for (int64_t i = 0; i < options.decoder_depth(); ++i) {
     const std::string prefix = "decoder." + std::to_string(i) + ".";
     weights->layers.push_back(
         {linear(prefix + "self_attention.in_proj"), linear(prefix + "self_attention.out_proj"),

@@ -10,6 +10,8 @@ namespace nmt::model {
 void TransformerOptions::validate() const {
   check::positive("d_model", d_model);
   check::positive("layers", layers);
+  check::non_negative("encoder_layers", encoder_layers);
+  check::non_negative("decoder_layers", decoder_layers);
   check::positive("heads", heads);
   check::positive("ff_mult", ff_mult);
   check::fraction("dropout", dropout);
@@ -37,7 +39,8 @@ int64_t TransformerOptions::parameter_count(int64_t source_vocab, int64_t target
       source_vocab * d_model + (share_embeddings ? 0 : target_vocab * d_model);
   const int64_t final_norms = norm == NormPosition::kPre ? 2 * layer_norm : 0;
   const int64_t output = tie_embeddings ? target_vocab : d_model * target_vocab + target_vocab;
-  return embeddings + layers * (encoder_layer + decoder_layer) + final_norms + output;
+  return embeddings + encoder_depth() * encoder_layer + decoder_depth() * decoder_layer +
+         final_norms + output;
 }
 
 }  // namespace nmt::model

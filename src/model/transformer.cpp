@@ -4,6 +4,7 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/init.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "nmt/model/dropout.h"
@@ -176,9 +177,11 @@ TransformerImpl::TransformerImpl(const TransformerOptions& options,
   target_embedding_ = options.share_embeddings
                           ? source_embedding_
                           : register_module("target_embedding", embedding(target_vocab, options));
-  for (int64_t i = 0; i < options.layers; ++i) {
-    encoder_->push_back(EncoderLayer(options));
-    decoder_->push_back(DecoderLayer(options));
+  // Layer i of the encoder, then of the decoder, as before depths could differ: a seed gives the
+  // weights it gave then.
+  for (int64_t i = 0; i < std::max(options.encoder_depth(), options.decoder_depth()); ++i) {
+    if (i < options.encoder_depth()) encoder_->push_back(EncoderLayer(options));
+    if (i < options.decoder_depth()) decoder_->push_back(DecoderLayer(options));
   }
   register_module("encoder", encoder_);
   register_module("decoder", decoder_);

@@ -58,13 +58,15 @@ double translation_flops(const model::TransformerOptions& options,
                          int64_t step_rows) {
   const double d = static_cast<double>(options.d_model);
   const double f = static_cast<double>(options.ff_mult) * d;
-  const double layers = static_cast<double>(options.layers);
+  const double encoder_layers = static_cast<double>(options.encoder_depth());
+  const double decoder_layers = static_cast<double>(options.decoder_depth());
   // 2 FLOPs per multiply-add. Encoder layer: Q, K, V, output and feed-forward; the decoder's
   // cross-attention keys and values of every source position once.
-  const double per_source = layers * 2 * (4 * d * d + 2 * d * f) + layers * 2 * 2 * d * d;
+  const double per_source =
+      encoder_layers * 2 * (4 * d * d + 2 * d * f) + decoder_layers * 2 * 2 * d * d;
   // Decoder layer per row and step: self Q, K, V and output, cross Q and output, feed-forward.
   const double per_step =
-      layers * 2 * (6 * d * d + 2 * d * f) + 2 * d * static_cast<double>(target_vocab);
+      decoder_layers * 2 * (6 * d * d + 2 * d * f) + 2 * d * static_cast<double>(target_vocab);
   return static_cast<double>(source_positions) * per_source +
          static_cast<double>(step_rows) * per_step;
 }
@@ -75,7 +77,8 @@ double training_flops(const model::TransformerOptions& options,
                       bool padded) {
   const double d = static_cast<double>(options.d_model);
   const double f = static_cast<double>(options.ff_mult) * d;
-  const double layers = static_cast<double>(options.layers);
+  const double encoder_layers = static_cast<double>(options.encoder_depth());
+  const double decoder_layers = static_cast<double>(options.decoder_depth());
   // Positions that are computed, and the lengths attention runs over.
   const double source_positions = padded ? static_cast<double>(shape.rows * shape.source_length)
                                          : static_cast<double>(shape.source_tokens);
@@ -89,7 +92,7 @@ double training_flops(const model::TransformerOptions& options,
                          source_positions * 2 * 2 * d * d;  // cross-attention keys and values
   const double output =
       static_cast<double>(shape.target_tokens) * 2 * d * static_cast<double>(target_vocab);
-  return 3.0 * (layers * (encoder + decoder) + output);
+  return 3.0 * (encoder_layers * encoder + decoder_layers * decoder + output);
 }
 
 }  // namespace nmt::run

@@ -288,8 +288,8 @@ TrainOutcome train_run(const TrainRequest& request) {
   const std::string thread_count = std::to_string(threads) + (device.is_cpu() ? "" : " CPU") +
                                    (threads == 1 ? " thread" : " threads");
   spdlog::info("model: {} parameters, d_model {}, {}+{} layers, {} heads, {}-norm; device {}, {}",
-               count_parameters(model), config.model.d_model, config.model.layers,
-               config.model.layers, config.model.heads,
+               count_parameters(model), config.model.d_model, config.model.encoder_depth(),
+               config.model.decoder_depth(), config.model.heads,
                config.model.norm == model::NormPosition::kPre ? "pre" : "post", device.str(),
                thread_count);
 

@@ -103,6 +103,8 @@ TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
             "model.activation: expected one of \"relu\", \"gelu\", \"swish\", got \"tanh\"");
   EXPECT_EQ(error_of({{"model", {{"positions", "learned"}}}}),
             "model.positions: expected one of \"interleaved\", \"split\", got \"learned\"");
+  EXPECT_EQ(error_of({{"model", {{"decoder_layers", -1}}}}),
+            "model.decoder_layers: expected a non-negative integer, got -1");
   EXPECT_EQ(error_of({{"model", {{"heads", 3}}}}),
             "model.heads: expected a divisor of d_model (256), got 3");
   EXPECT_EQ(error_of({{"data", {{"dedupe", 1}}}}), "data.dedupe: expected true or false, got 1");
@@ -158,7 +160,9 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
         {"d_model", 64},
         {"heads", 4},
         {"activation", "swish"},
-        {"positions", "split"}}},
+        {"positions", "split"},
+        {"encoder_layers", 6},
+        {"decoder_layers", 1}}},
       {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
       {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}, {"precision", "int8"}}}};
   const Config config = config_from_json(input);
@@ -170,6 +174,9 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(written["model"]["positions"], "split");
   EXPECT_EQ(config.model.activation, model::Activation::kSwish);
   EXPECT_EQ(config.model.positions, model::PositionLayout::kSplit);
+  EXPECT_EQ(config.model.encoder_depth(), 6);
+  EXPECT_EQ(config.model.decoder_depth(), 1);
+  EXPECT_EQ(config_to_json(Config{})["model"]["decoder_layers"], 0);
   EXPECT_EQ(config_to_json(Config{})["model"]["activation"], "relu");
   EXPECT_EQ(config_to_json(Config{})["model"]["positions"], "interleaved");
   EXPECT_EQ(written["train"]["max_tokens"], 1000);

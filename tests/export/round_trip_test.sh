@@ -44,7 +44,8 @@ train post-tied "${steps[@]}" --set model.norm=post --set text.shared_vocab=true
   --set model.share_embeddings=true --set model.tie_embeddings=true \
   --set model.scale_embeddings=true --set model.activation=gelu
 train spm-pre "${steps[@]}" "${spm[@]}" --set text.vocab_size=400 \
-  --set model.tie_embeddings=true --set model.scale_embeddings=true
+  --set model.tie_embeddings=true --set model.scale_embeddings=true \
+  --set model.encoder_layers=3 --set model.decoder_layers=1
 train spm-post "${steps[@]}" "${spm[@]}" --set text.vocab_size=500 --set text.shared_vocab=true \
   --set model.norm=post --set model.share_embeddings=true
 # Marian's (OPUS-MT's) options: swish, split sinusoids, scaled, shared and tied embeddings.

@@ -26,6 +26,8 @@ struct Variant {
   double tolerance = 1e-5;
   Activation activation = Activation::kRelu;
   PositionLayout positions = PositionLayout::kInterleaved;
+  int64_t encoder_layers = 0;  // 0: tiny_options' layers
+  int64_t decoder_layers = 0;
 };
 
 Transformer variant_model(const Variant& variant) {
@@ -35,6 +37,8 @@ Transformer variant_model(const Variant& variant) {
   options.scale_embeddings = variant.scale;
   options.activation = variant.activation;
   options.positions = variant.positions;
+  options.encoder_layers = variant.encoder_layers;
+  options.decoder_layers = variant.decoder_layers;
   torch::manual_seed(11);
   Transformer model(options, 12, 12);
   model->eval();
@@ -148,7 +152,12 @@ INSTANTIATE_TEST_SUITE_P(
         Variant{"marian_int8", NormPosition::kPost, true, true, true, WeightForm::kInt8, 1e-4,
                 Activation::kSwish, PositionLayout::kSplit},
         Variant{"marian_bf16", NormPosition::kPost, true, true, true, WeightForm::kBf16, 1e-2,
-                Activation::kSwish, PositionLayout::kSplit}),
+                Activation::kSwish, PositionLayout::kSplit},
+        // A distillation student's shape: a deep encoder and a one-layer decoder.
+        Variant{"deep_encoder_shallow_decoder", NormPosition::kPre, true, true, true,
+                WeightForm::kFp32, 1e-5, Activation::kRelu, PositionLayout::kInterleaved, 3, 1},
+        Variant{"deep_encoder_shallow_decoder_int8", NormPosition::kPre, true, true, true,
+                WeightForm::kInt8, 1e-4, Activation::kRelu, PositionLayout::kInterleaved, 3, 1}),
     [](const ::testing::TestParamInfo<Variant>& info) { return info.param.name; });
 
 TEST(CpuDecoderInputTest, RefusesAStepWithTheWrongNumberOfIds) {

@@ -98,6 +98,29 @@ TEST(TransformerTest, AttentionAndActivationDropoutActOnlyWhileTraining) {
   EXPECT_FALSE(all_close(dropping->forward(source, target), reference, 1e-3));
 }
 
+TEST(TransformerTest, EncoderAndDecoderDepthsAreSetApartOrBothByLayers) {
+  TransformerOptions options = testing::tiny_options();
+  options.encoder_layers = 3;
+  options.decoder_layers = 1;
+  Transformer model(options, 12, 12);
+  const auto modules = model->named_modules();
+  EXPECT_TRUE(modules.contains("encoder.2"));
+  EXPECT_FALSE(modules.contains("encoder.3"));
+  EXPECT_TRUE(modules.contains("decoder.0"));
+  EXPECT_FALSE(modules.contains("decoder.1"));
+  AttentionMaps maps;
+  const auto source = ids({4, 5, 6});
+  const auto memory = model->encode(source, &maps);
+  (void)model->decode(ids({1, 4}), memory, padding_mask(source), &maps);
+  EXPECT_EQ(maps.encoder_self.size(), 3u);
+  EXPECT_EQ(maps.decoder_self.size(), 1u);
+  EXPECT_EQ(maps.cross.size(), 1u);
+  options.encoder_layers = 0;  // both follow `layers`
+  options.decoder_layers = 0;
+  EXPECT_EQ(options.encoder_depth(), 2);
+  EXPECT_EQ(options.decoder_depth(), 2);
+}
+
 TEST(TransformerTest, ParameterCountFromOptionsMatchesTheBuiltModel) {
   for (const bool pre : {false, true}) {
     for (const bool tie : {false, true}) {
@@ -106,6 +129,9 @@ TEST(TransformerTest, ParameterCountFromOptionsMatchesTheBuiltModel) {
             testing::tiny_options(pre ? NormPosition::kPre : NormPosition::kPost);
         options.tie_embeddings = tie;
         options.share_embeddings = share;
+        // Deep encoder, shallow decoder whenever the embeddings are shared.
+        options.encoder_layers = share ? 3 : 0;
+        options.decoder_layers = share ? 1 : 0;
         const int64_t source_vocab = 12;
         const int64_t target_vocab = share ? 12 : 17;
         Transformer model(options, source_vocab, target_vocab);

@@ -29,7 +29,9 @@ enum class PositionLayout {
 
 struct TransformerOptions {
   int64_t d_model = 256;            // width of every hidden state
-  int64_t layers = 6;               // encoder layers and decoder layers (each)
+  int64_t layers = 6;               // encoder layers and decoder layers (each), unless set apart:
+  int64_t encoder_layers = 0;       // 0 = `layers`
+  int64_t decoder_layers = 0;       // 0 = `layers`; a shallow decoder decodes faster
   int64_t heads = 8;                // attention heads; must divide d_model
   int64_t ff_mult = 4;              // feed-forward width = ff_mult * d_model
   double dropout = 0.1;             // after embeddings and every sub-layer; 0 disables
@@ -41,6 +43,9 @@ struct TransformerOptions {
   bool scale_embeddings = false;  // multiply embeddings by sqrt(d_model) (Vaswani et al. 2017, 3.4)
   Activation activation = Activation::kRelu;
   PositionLayout positions = PositionLayout::kInterleaved;
+
+  int64_t encoder_depth() const { return encoder_layers > 0 ? encoder_layers : layers; }
+  int64_t decoder_depth() const { return decoder_layers > 0 ? decoder_layers : layers; }
 
   void validate() const;
 
