@@ -93,7 +93,9 @@ void serve(const ServeRequest& request, const ConfigOverrides& overrides) {
   const Config config = resolve_config(read_config_json(run_dir.config()), overrides);
   // Declared before the server, so that the server's batches are done before it goes.
   std::unique_ptr<ServedModel> model;
-  serve::Server server(config.serve, request.api_key);
+  // Internal errors: the client gets an id, the log the message under it.
+  serve::Server server(config.serve, request.api_key,
+                       [](const std::string& line) { spdlog::error("{}", line); });
   const int port = server.start();
   const std::string url = "http://" + config.serve.host + ":" + std::to_string(port) + "/";
   spdlog::info("listening on {} (loading {})", url, run_dir.path());

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <string>
 
 #include "serve/api_fields.h"
 
@@ -20,10 +22,25 @@ bool is_json_content(const std::string& content_type) {
                                         mime.compare(mime.size() - 5, 5, "+json") == 0);
 }
 
-json parse_object(const std::string& body) {
+ApiError too_deep() {
+  return ApiError(400, "Failed to decode JSON object: nested deeper than " +
+                           std::to_string(kMaxJsonDepth) + " levels");
+}
+
+// Reads a body without ever holding a value nested deeper than kMaxJsonDepth: nlohmann's parser
+// keeps its own stack on the heap, and the callback stops it at the first array or object that
+// would be too deep, so the part built so far (destroyed on the way out) is shallow too.
+json parse_object(const std::string& body, std::size_t max_bytes) {
+  if (body.size() > max_bytes) throw ApiError(413, body_too_large(max_bytes));
+  const json::parser_callback_t within_depth = [](int depth, json::parse_event_t event, json&) {
+    const bool opens =
+        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxJsonDepth) throw too_deep();
+    return true;
+  };
   json value;
   try {
-    value = json::parse(body);
+    value = json::parse(body, within_depth);
   } catch (const json::exception& error) {
     // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     const std::string message = error.what();
@@ -33,6 +50,33 @@ json parse_object(const std::string& body) {
   }
   if (!value.is_object()) throw ApiError(400, "Invalid JSON format");
   return value;
+}
+
+// Appends value as JSON text to out, stopping once out holds more than `limit` bytes. Each level
+// adds a byte before it descends, so the recursion is no deeper than limit + 1 levels.
+void append_bounded(const json& value, std::size_t limit, std::string& out) {
+  if (out.size() > limit) return;
+  if (value.is_array()) {
+    out += '[';
+    for (auto it = value.begin(); it != value.end() && out.size() <= limit; ++it) {
+      if (it != value.begin()) out += ',';
+      append_bounded(*it, limit, out);
+    }
+    out += ']';
+  } else if (value.is_object()) {
+    out += '{';
+    for (auto it = value.begin(); it != value.end() && out.size() <= limit; ++it) {
+      if (it != value.begin()) out += ',';
+      append_bounded(json(it.key().substr(0, limit + 1)), limit, out);
+      out += ':';
+      append_bounded(it.value(), limit, out);
+    }
+    out += '}';
+  } else if (value.is_string()) {
+    out += dump(json(value.get_ref<const std::string&>().substr(0, limit + 1)));
+  } else {
+    out += dump(value);
+  }
 }
 
 // Equal keys take the same time to compare whatever their common prefix.
@@ -62,12 +106,35 @@ const nlohmann::json* find_field(const nlohmann::json& fields, const char* key) 
   return it == fields.end() || it->is_null() ? nullptr : &*it;
 }
 
+std::string describe(const json& value, std::size_t max_bytes) {
+  std::string text;
+  append_bounded(value, max_bytes, text);
+  if (text.size() <= max_bytes) return text;
+  const std::size_t room = max_bytes > 3 ? max_bytes - 3 : 0;
+  // Backslashes only start escapes in JSON text (\" \n \u00e9 ...): never cut inside one.
+  std::size_t cut = 0;
+  while (cut < text.size()) {
+    const std::size_t length = text[cut] != '\\' ? 1 : text.compare(cut + 1, 1, "u") == 0 ? 6 : 2;
+    if (cut + length > room) break;
+    cut += length;
+  }
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+std::string body_too_large(std::size_t max_body_bytes) {
+  return "request body larger than serve.max_body_bytes (" + std::to_string(max_body_bytes) +
+         " bytes)";
+}
+
 std::string dump(const json& value) {
   return value.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
 }
 
-json request_fields(const RequestParts& parts, Api api) {
-  if (api == Api::kV1 || is_json_content(parts.content_type)) return parse_object(parts.body);
+json request_fields(const RequestParts& parts, Api api, const ServeOptions& limits) {
+  if (api == Api::kV1 || is_json_content(parts.content_type)) {
+    return parse_object(parts.body, static_cast<std::size_t>(limits.max_body_bytes));
+  }
   json fields = json::object();
   for (const auto& [name, value] : parts.form) {
     if (!fields.contains(name)) fields[name] = value;

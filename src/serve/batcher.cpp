@@ -191,10 +191,18 @@ std::vector<Batcher::Piece> Batcher::take_batch() {
   return batch;
 }
 
-void Batcher::decode(const std::vector<Piece>& pieces) {
+void Batcher::decode(const std::vector<Piece>& pieces) { decode(pieces, 0, pieces.size()); }
+
+// A failure is the whole batch's only when the decoding options (which its requests share) are
+// refused; any other may be one sentence's (a NaN in its sampling, a token the model cannot take),
+// so the batch is halved until each failure is down to one request, and the others are answered.
+// One failing request among n costs about 2 log2(n) more calls; a model that fails every call
+// costs 2n - 1 in all.
+void Batcher::decode(const std::vector<Piece>& pieces, std::size_t begin, std::size_t end) {
   Batch batch;
-  batch.options = pieces.front().job->options;
-  for (const Piece& piece : pieces) {
+  batch.options = pieces[begin].job->options;
+  for (std::size_t p = begin; p < end; ++p) {
+    const Piece& piece = pieces[p];
     for (std::size_t i = piece.first; i < piece.first + piece.count; ++i) {
       batch.sentences.push_back(piece.job->sentences[i]);
       batch.wants_attention.push_back(piece.job->wants_attention && i == 0);
@@ -203,16 +211,26 @@ void Batcher::decode(const std::vector<Piece>& pieces) {
   const auto start = Clock::now();
   std::vector<SentenceResult> results;
   std::exception_ptr error;
+  bool is_batch_wide = false;
   try {
     results = translate_(batch);
     if (results.size() != batch.sentences.size()) {
       throw Error("translation: " + std::to_string(batch.sentences.size()) + " sentences gave " +
                   std::to_string(results.size()) + " results");
     }
+  } catch (const ConfigError&) {
+    error = std::current_exception();
+    is_batch_wide = true;
   } catch (...) {
     error = std::current_exception();
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (error && !is_batch_wide && end - begin > 1) {
+    const std::size_t middle = begin + (end - begin) / 2;
+    decode(pieces, begin, middle);
+    decode(pieces, middle, end);
+    return;
+  }
   if (!error) metrics_.count_batch(static_cast<int64_t>(batch.sentences.size()), seconds);
 
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -221,7 +239,8 @@ void Batcher::decode(const std::vector<Piece>& pieces) {
                               ? per_sentence
                               : 0.8 * seconds_per_sentence_ + 0.2 * per_sentence;
   std::size_t offset = 0;
-  for (const Piece& piece : pieces) {
+  for (std::size_t p = begin; p < end; ++p) {
+    const Piece& piece = pieces[p];
     Job& job = *piece.job;
     if (error) {
       settle_with_error(job, error);

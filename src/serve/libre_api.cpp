@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nmt/check.h"
 #include "serve/api_fields.h"
 
 namespace nmt::serve {
@@ -114,10 +115,12 @@ std::string describe_pair(const ModelInfo& model) {
 
 void check_languages(const std::string& source, const std::string& target, const ModelInfo& model) {
   if (source != "auto" && !model.source_lang.empty() && lower(source) != lower(model.source_lang)) {
-    throw ApiError(400, source + " is not supported (" + describe_pair(model) + ")");
+    throw ApiError(400,
+                   check::shorten(source) + " is not supported (" + describe_pair(model) + ")");
   }
   if (!model.target_lang.empty() && lower(target) != lower(model.target_lang)) {
-    throw ApiError(400, target + " is not supported (" + describe_pair(model) + ")");
+    throw ApiError(400,
+                   check::shorten(target) + " is not supported (" + describe_pair(model) + ")");
   }
 }
 
@@ -168,7 +171,7 @@ LibreRequest libre_request(const json& fields, const ServeOptions& limits, const
   check_languages(request.source, request.target, model);
   const std::string format = libre_string(fields, "format");
   if (!format.empty() && format != "text") {
-    throw ApiError(400, format + " format is not supported");
+    throw ApiError(400, check::shorten(format) + " format is not supported");
   }
   request.options = model.defaults;
   if (request.alternatives > 0) {

@@ -6,7 +6,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <random>
 #include <thread>
 #include <utility>
 
@@ -14,6 +17,7 @@
 #include "nmt/serve/libre_api.h"
 #include "nmt/serve/v1_api.h"
 #include "nmt/viz/translate_page.h"
+#include "serve/api_fields.h"
 
 namespace nmt::serve {
 namespace {
@@ -68,6 +72,20 @@ bool is_form(const httplib::Request& req) {
   return req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0;
 }
 
+// SplitMix64's finaliser (Steele et al. 2014): a bijection, so distinct counts give distinct ids.
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint64_t random_seed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+void log_to_stderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
 }  // namespace
 
 struct Server::Impl {
@@ -77,15 +95,20 @@ struct Server::Impl {
     std::unique_ptr<Batcher> batcher;
   };
 
-  Impl(const ServeOptions& serve_options, std::string key)
+  Impl(const ServeOptions& serve_options, std::string key, ErrorLog log)
       : options(serve_options),
         api_key(std::move(key)),
         page(viz::render_translate_page(
-            {!api_key.empty(), options.max_sentences, options.max_chars, options.max_beam_size})) {}
+            {!api_key.empty(), options.max_sentences, options.max_chars, options.max_beam_size})),
+        error_log(log ? std::move(log) : ErrorLog(log_to_stderr)),
+        error_id_seed(random_seed()) {}
 
   void add_routes();
   const Model& ready_model() const;
-  std::vector<SentenceResult> translate(const Model& model, Submission submission) const;
+  std::string internal_error(const httplib::Request& req, const std::string& what);
+  std::vector<SentenceResult> translate(const Model& model,
+                                        Submission submission,
+                                        const httplib::Request& req);
   void translate_libre(const httplib::Request& req, httplib::Response& res);
   void translate_v1(const httplib::Request& req, httplib::Response& res);
   void health(httplib::Response& res) const;
@@ -95,6 +118,9 @@ struct Server::Impl {
   ServeOptions options;
   std::string api_key;
   std::string page;
+  ErrorLog error_log;
+  uint64_t error_id_seed;  // random: ids differ from one server to the next
+  std::atomic<uint64_t> internal_errors{0};
   ServeMetrics metrics;
   httplib::Server http;
   std::unique_ptr<Model> model_owner;  // destroyed before metrics, which its batcher counts into
@@ -156,14 +182,14 @@ void Server::Impl::add_routes() {
       }));
   http.set_exception_handler(
       [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
-        std::string message = "Internal error";
+        std::string what = "an exception that is not a std::exception";
         try {
           std::rethrow_exception(error);
         } catch (const std::exception& e) {
-          message += std::string(": ") + e.what();
+          what = e.what();
         } catch (...) {
         }
-        reply(res, 500, {{"error", message}});
+        reply(res, 500, {{"error", internal_error(req, what)}});
         metrics.count_request(req.path, 500, 0.0);
       });
 }
@@ -183,8 +209,7 @@ httplib::Server::HandlerResponse Server::Impl::fill_error(const httplib::Request
       message = is_form(req) && req.body.size() <= static_cast<std::size_t>(options.max_body_bytes)
                     ? "form-encoded body larger than 8192 bytes (cpp-httplib's limit for forms); "
                       "send JSON instead"
-                    : "request body larger than serve.max_body_bytes (" +
-                          std::to_string(options.max_body_bytes) + " bytes)";
+                    : body_too_large(static_cast<std::size_t>(options.max_body_bytes));
       break;
     case 414:
       message = "request URI too long";
@@ -203,8 +228,19 @@ const Server::Impl::Model& Server::Impl::ready_model() const {
   return *loaded;
 }
 
+// The details (an exception's message may carry a LibTorch stack trace with addresses) go to the
+// log under a new id; the client gets the id.
+std::string Server::Impl::internal_error(const httplib::Request& req, const std::string& what) {
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx",
+                static_cast<unsigned long long>(mix(error_id_seed + ++internal_errors)));
+  error_log("request " + std::string(id) + ": " + req.method + " " + req.path + ": " + what);
+  return "internal error (request " + std::string(id) + "); the server log has the details";
+}
+
 std::vector<SentenceResult> Server::Impl::translate(const Model& loaded,
-                                                    Submission submission) const {
+                                                    Submission submission,
+                                                    const httplib::Request& req) {
   submission.deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
   const Clock::time_point deadline = submission.deadline;
   std::future<std::vector<SentenceResult>> future;
@@ -223,7 +259,7 @@ std::vector<SentenceResult> Server::Impl::translate(const Model& loaded,
   } catch (const ConfigError& error) {
     throw ApiError(400, error.what());  // decoding options the model refuses
   } catch (const std::exception& error) {
-    throw ApiError(500, std::string("Cannot translate text: ") + error.what());
+    throw ApiError(500, "Cannot translate text: " + internal_error(req, error.what()));
   }
 }
 
@@ -231,10 +267,10 @@ void Server::Impl::translate_libre(const httplib::Request& req, httplib::Respons
   const InFlight in_flight(metrics);
   try {
     const Model& loaded = ready_model();
-    const json fields = request_fields(parts_of(req), Api::kLibre);
+    const json fields = request_fields(parts_of(req), Api::kLibre, options);
     check_api_key(api_key, fields, req.get_header_value("Authorization"), Api::kLibre);
     const LibreRequest request = libre_request(fields, options, loaded.info);
-    const auto results = translate(loaded, {request.lines, request.options, false, {}});
+    const auto results = translate(loaded, {request.lines, request.options, false, {}}, req);
     reply(res, 200, libre_answer(request, results, loaded.info));
   } catch (const ApiError& error) {
     reply_error(res, error);
@@ -245,11 +281,11 @@ void Server::Impl::translate_v1(const httplib::Request& req, httplib::Response& 
   const InFlight in_flight(metrics);
   try {
     const Model& loaded = ready_model();
-    const json fields = request_fields(parts_of(req), Api::kV1);
+    const json fields = request_fields(parts_of(req), Api::kV1, options);
     check_api_key(api_key, fields, req.get_header_value("Authorization"), Api::kV1);
     const V1Request request = v1_request(fields, options, loaded.info.defaults);
     const auto results =
-        translate(loaded, {request.sentences, request.options, request.wants_attention, {}});
+        translate(loaded, {request.sentences, request.options, request.wants_attention, {}}, req);
     reply(res, 200, v1_answer(request, results, loaded.info));
   } catch (const ApiError& error) {
     reply_error(res, error);
@@ -267,8 +303,8 @@ void Server::Impl::health(httplib::Response& res) const {
   reply(res, loaded && !is_stopping ? 200 : 503, body);
 }
 
-Server::Server(const ServeOptions& options, std::string api_key)
-    : impl_(std::make_unique<Impl>(options, std::move(api_key))) {
+Server::Server(const ServeOptions& options, std::string api_key, ErrorLog error_log)
+    : impl_(std::make_unique<Impl>(options, std::move(api_key), std::move(error_log))) {
   options.validate();
   httplib::Server& http = impl_->http;
   const auto threads = static_cast<std::size_t>(options.http_threads);

@@ -1,8 +1,11 @@
 #include "nmt/serve/v1_api.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
+#include <string>
 
+#include "nmt/check.h"
 #include "nmt/viz/attention_page.h"
 #include "serve/api_fields.h"
 
@@ -20,11 +23,19 @@ constexpr const char* kV1Keys[] = {
     "q",     "strategy", "beam_size", "n_best", "length_penalty", "max_len", "temperature",
     "top_k", "top_p",    "seed",      "scores", "attention",      "api_key"};
 
-// "key: expected ..., got <the value as JSON>", the value cut to 60 bytes.
+// The smallest temperature and top_p: the decoder divides float logits by the temperature and
+// compares float probability mass with top_p, so a value whose float is 0 (1e-300) gives NaN
+// probabilities; below this bound sampling is greedy search anyway.
+constexpr double kMinSamplingValue = 1e-6;
+constexpr const char* kMinSamplingText = "0.000001";
+
+// How much of an offending value a message quotes.
+constexpr std::size_t kMaxQuotedValueBytes = 60;
+
+// "key: expected ..., got <the value as JSON>", the value cut to kMaxQuotedValueBytes.
 [[noreturn]] void refuse(const std::string& key, const std::string& expected, const json& got) {
-  std::string text = dump(got);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  throw ApiError(400, key + ": expected " + expected + ", got " + text);
+  throw ApiError(400,
+                 key + ": expected " + expected + ", got " + describe(got, kMaxQuotedValueBytes));
 }
 
 // An integer field's accepted values, and how a message describes them.
@@ -141,7 +152,7 @@ V1Request v1_request(const json& fields,
     }
     std::string known;
     for (const char* key : kV1Keys) known += std::string(known.empty() ? "" : ", ") + key;
-    throw ApiError(400, item.key() + ": unknown key (known keys: " + known + ")");
+    throw ApiError(400, check::shorten(item.key()) + ": unknown key (known keys: " + known + ")");
   }
   V1Request request;
   request.sentences = v1_sentences(fields, limits);
@@ -161,13 +172,14 @@ V1Request v1_request(const json& fields,
               {0, kMaxOutputTokens,
                "an integer from 0 (automatic) to " + std::to_string(kMaxOutputTokens)});
   options.temperature = real(
-      fields, "temperature", defaults.temperature, [](double v) { return v > 0.0 && v <= 1e3; },
-      "a number above 0, at most 1000");
+      fields, "temperature", defaults.temperature,
+      [](double v) { return v >= kMinSamplingValue && v <= 1e3; },
+      std::string("a number from ") + kMinSamplingText + " to 1000");
   options.top_k = integer(fields, "top_k", defaults.top_k,
                           {0, std::numeric_limits<int64_t>::max(), "a non-negative integer"});
   options.top_p = real(
-      fields, "top_p", defaults.top_p, [](double v) { return v > 0.0 && v <= 1.0; },
-      "a number in (0, 1]");
+      fields, "top_p", defaults.top_p, [](double v) { return v >= kMinSamplingValue && v <= 1.0; },
+      std::string("a number from ") + kMinSamplingText + " to 1");
   if (const json* seed = find_field(fields, "seed")) {
     if (!seed->is_number_unsigned()) refuse("seed", "a non-negative integer", *seed);
     options.seed = seed->get<uint64_t>();

@@ -1,10 +1,14 @@
 // Fuzzes the readers of nmt serve's HTTP API (nmt/serve/*_api.h) on arbitrary request bodies, as
 // both APIs and as a form: request_fields, check_api_key, libre_request and v1_request, and the
 // answers built for what they accept. Only ApiError may escape, with a 4xx status; an accepted
-// request stays within the limits, and its answer serialises (invalid UTF-8 included).
+// request stays within the limits, and its answer serialises (invalid UTF-8 included). The body is
+// also tried as the innermost value of 100,000 nested arrays, which must be refused for its depth
+// (without recursing per level) whatever the body holds.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fuzz_support.h"
 #include "nmt/serve/api.h"
@@ -79,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   for (const Api api : {Api::kLibre, Api::kV1}) {
     for (const nmt::serve::RequestParts& request : parts) {
       try {
-        const nlohmann::json fields = nmt::serve::request_fields(request, api);
+        const nlohmann::json fields = nmt::serve::request_fields(request, api, limits);
         nmt::serve::check_api_key("key", fields, "", api);
         if (api == Api::kLibre) {
           check_libre(fields, limits, model);
@@ -89,6 +93,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       } catch (const ApiError& error) {
         NMT_FUZZ_CHECK(error.status() >= 400 && error.status() < 500, "refusals are 4xx");
       }
+    }
+  }
+  constexpr std::size_t kLevels = 100000;
+  const std::string deep = R"({"q": "x", "beam_size": )" + std::string(kLevels, '[') + body +
+                           std::string(kLevels, ']') + "}";
+  nmt::serve::ServeOptions roomy = limits;
+  roomy.max_body_bytes = static_cast<int64_t>(deep.size());
+  for (const Api api : {Api::kLibre, Api::kV1}) {
+    try {
+      (void)nmt::serve::request_fields({"application/json", deep, {}, ""}, api, roomy);
+      NMT_FUZZ_CHECK(false, "a body nested 100,000 levels deep is refused");
+    } catch (const ApiError& error) {
+      NMT_FUZZ_CHECK(
+          std::string(error.what()) == "Failed to decode JSON object: nested deeper than 32 levels",
+          "it is refused for its depth");
     }
   }
   return 0;

@@ -36,33 +36,76 @@ std::vector<SentenceResult> results_of(const std::vector<std::string>& lines, in
 TEST(RequestFieldsTest, JsonBodiesAndFormsGiveTheSameFields) {
   const json from_json = request_fields(
       {"application/json; charset=utf-8", R"({"q": ["a", "b"], "source": "en"})", {}, ""},
-      Api::kLibre);
+      Api::kLibre, {});
   EXPECT_EQ(from_json, json::parse(R"({"q": ["a", "b"], "source": "en"})"));
   const json from_form = request_fields({"application/x-www-form-urlencoded",
                                          "",
                                          {{"q", "hello"}, {"q", "again"}, {"target", "es"}},
                                          ""},
-                                        Api::kLibre);
+                                        Api::kLibre, {});
   EXPECT_EQ(from_form, json::parse(R"({"q": "hello", "target": "es"})")) << "first value wins";
   // application/*+json counts as JSON, as Flask's is_json has it.
-  EXPECT_EQ(request_fields({"application/vnd.api+json", R"({"q": "x"})", {}, ""}, Api::kLibre),
+  EXPECT_EQ(request_fields({"application/vnd.api+json", R"({"q": "x"})", {}, ""}, Api::kLibre, {}),
             json::parse(R"({"q": "x"})"));
 }
 
 TEST(RequestFieldsTest, BodiesThatAreNotAJsonObjectAreRefused) {
   EXPECT_EQ(refusal([] {
-              request_fields({"application/json", "{\"q\": ", {}, ""}, Api::kLibre);
+              request_fields({"application/json", "{\"q\": ", {}, ""}, Api::kLibre, {});
             }).rfind("400 Failed to decode JSON object: parse error at line 1, column 7", 0),
             0u);
   EXPECT_EQ(refusal([] {
-              request_fields({"application/json", "[1, 2]", {}, ""}, Api::kLibre);
+              request_fields({"application/json", "[1, 2]", {}, ""}, Api::kLibre, {});
             }),
             "400 Invalid JSON format");
   // /v1/translate reads JSON whatever the Content-Type says.
   EXPECT_EQ(refusal([] {
-              request_fields({"text/plain", "\"q\"", {}, ""}, Api::kV1);
+              request_fields({"text/plain", "\"q\"", {}, ""}, Api::kV1, {});
             }),
             "400 Invalid JSON format");
+}
+
+TEST(RequestFieldsTest, BodiesNestedDeeperThanTheLimitAreRefusedWhileRead) {
+  const auto nested = [](std::size_t levels) {
+    return R"({"q": "I am hungry.", "beam_size": )" + std::string(levels, '[') +
+           std::string(levels, ']') + "}";
+  };
+  const std::string too_deep = "400 Failed to decode JSON object: nested deeper than 32 levels";
+  for (const Api api : {Api::kLibre, Api::kV1}) {
+    // The object is level 1: 31 arrays inside it are 32 levels.
+    EXPECT_EQ(refusal([&] {
+                request_fields({"application/json", nested(31), {}, ""}, api, {});
+              }),
+              "accepted");
+    EXPECT_EQ(refusal([&] {
+                request_fields({"application/json", nested(32), {}, ""}, api, {});
+              }),
+              too_deep);
+    // 200,000 levels: reading, destroying and refusing it must not recurse per level.
+    EXPECT_EQ(refusal([&] {
+                request_fields({"application/json", nested(200000), {}, ""}, api, {});
+              }),
+              too_deep);
+    // Unclosed, as a client that stops sending would leave it.
+    EXPECT_EQ(refusal([&] {
+                request_fields({"application/json", std::string(200000, '['), {}, ""}, api, {});
+              }),
+              too_deep);
+  }
+}
+
+TEST(RequestFieldsTest, BodiesOverTheSizeLimitAreRefused) {
+  ServeOptions limits;
+  limits.max_body_bytes = 16;
+  EXPECT_EQ(
+      refusal([&] {
+        request_fields({"application/json", R"({"q": "0123456789"})", {}, ""}, Api::kV1, limits);
+      }),
+      "413 request body larger than serve.max_body_bytes (16 bytes)");
+  EXPECT_EQ(refusal([&] {
+              request_fields({"application/json", R"({"q": "01234"})", {}, ""}, Api::kV1, limits);
+            }),
+            "accepted");
 }
 
 TEST(ApiKeyTest, MissingAndWrongKeysAreRefusedAsEachApiDoes) {
@@ -230,18 +273,41 @@ TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
   EXPECT_EQ(refused(R"({"q": "a", "max_len": 5000})"),
             "400 max_len: expected an integer from 0 (automatic) to 1024, got 5000");
   EXPECT_EQ(refused(R"({"q": "a", "temperature": 0})"),
-            "400 temperature: expected a number above 0, at most 1000, got 0");
+            "400 temperature: expected a number from 0.000001 to 1000, got 0");
+  // Positive as a double, 0 as the float the decoder divides by: NaN probabilities.
+  EXPECT_EQ(refused(R"({"q": "a", "temperature": 1e-300})"),
+            "400 temperature: expected a number from 0.000001 to 1000, got 1e-300");
   EXPECT_EQ(refused(R"({"q": "a", "top_p": 1.5})"),
-            "400 top_p: expected a number in (0, 1], got 1.5");
+            "400 top_p: expected a number from 0.000001 to 1, got 1.5");
+  EXPECT_EQ(refused(R"({"q": "a", "top_p": 1e-300})"),
+            "400 top_p: expected a number from 0.000001 to 1, got 1e-300");
   EXPECT_EQ(refused(R"({"q": "a", "top_k": -1})"),
             "400 top_k: expected a non-negative integer, got -1");
   EXPECT_EQ(refused(R"({"q": "a", "seed": -3})"),
             "400 seed: expected a non-negative integer, got -3");
   EXPECT_EQ(refused(R"({"q": "a", "scores": "yes"})"),
             "400 scores: expected true or false, got \"yes\"");
+  // A 1 MB array, a 1 MB key and a long string with quotes are quoted by a short, escaped prefix.
+  std::string many = "[1";  // 500,000 elements, 1 MB
+  for (int i = 1; i < 500000; ++i) many += ",1";
+  EXPECT_EQ(refused(R"({"q": "a", "beam_size": )" + many + "]}"),
+            "400 beam_size: expected an integer from 1 to serve.max_beam_size (16), got " +
+                many.substr(0, 57) + "...");
+  std::string quotes;  // \" 40 times: a string of 40 double quotes, as JSON writes it
+  for (int i = 0; i < 40; ++i) quotes += "\\\"";
+  EXPECT_EQ(refused(R"({"q": "a", "top_k": "a)" + quotes + R"("})"),
+            "400 top_k: expected a non-negative integer, got \"a" + quotes.substr(0, 54) + "...")
+      << "cut between two escapes, not inside one";
+  const std::string long_key(1 << 20, 'k');
+  EXPECT_EQ(refused(R"({"q": "a", ")" + long_key + R"(": 1})"),
+            "400 " + std::string(80, 'k') +
+                "... (1048576 bytes): unknown key (known keys: q, "
+                "strategy, beam_size, n_best, length_penalty, max_len, temperature, top_k, top_p, "
+                "seed, scores, attention, api_key)");
   const std::string long_value = "\"" + std::string(100, 'x') + "\"";
-  EXPECT_EQ(refused(R"({"q": "a", "top_p": )" + long_value + "}"),
-            "400 top_p: expected a number in (0, 1], got \"" + std::string(56, 'x') + "...")
+  EXPECT_EQ(
+      refused(R"({"q": "a", "top_p": )" + long_value + "}"),
+      "400 top_p: expected a number from 0.000001 to 1, got \"" + std::string(56, 'x') + "...")
       << "long values are cut";
 }
 

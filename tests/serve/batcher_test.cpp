@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "fake_model.h"
@@ -232,6 +234,36 @@ TEST(BatcherTest, AFailedBatchFailsEachOfItsRequests) {
   // The batcher goes on with the next batch.
   model.fail_with(nullptr);
   EXPECT_EQ(texts(batcher.submit(submission({"d"})).get()), (std::vector<std::string>{"D"}));
+}
+
+TEST(BatcherTest, ASentenceTheModelFailsOnFailsOnlyItsOwnRequest) {
+  FakeModel model;
+  ServeMetrics metrics;
+  model.fail_on("poison", std::make_exception_ptr(std::runtime_error("probabilities are NaN")));
+  Batcher batcher(options_with(/*max_batch=*/16, /*max_wait_ms=*/200), model.function(), metrics);
+  auto a = batcher.submit(submission({"a1", "a2"}));
+  auto poisoned = batcher.submit(submission({"b1", "poison"}));
+  auto c = batcher.submit(submission({"c1"}));
+  auto d = batcher.submit(submission({"d1", "d2", "d3"}));
+  EXPECT_EQ(texts(a.get()), (std::vector<std::string>{"A1", "A2"}));
+  EXPECT_EQ(texts(c.get()), (std::vector<std::string>{"C1"}));
+  EXPECT_EQ(texts(d.get()), (std::vector<std::string>{"D1", "D2", "D3"}));
+  try {
+    poisoned.get();
+    FAIL() << "the failing request gave results";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), "probabilities are NaN");
+  }
+  const auto batches = model.batches();
+  ASSERT_FALSE(batches.empty());
+  EXPECT_EQ(batches[0].sentences,
+            (std::vector<std::string>{"a1", "a2", "b1", "poison", "c1", "d1", "d2", "d3"}))
+      << "the four requests shared a batch first";
+  EXPECT_LE(batches.size(), 7u) << "more than 2 * requests - 1 tries";
+  const std::string text = metrics.render({});
+  EXPECT_NE(text.find("nmt_sentences_total 6\n"), std::string::npos)
+      << "only the translated sentences count\n"
+      << text;
 }
 
 TEST(BatcherTest, StoppingDecodesEverythingStillQueuedAtOnce) {

@@ -1,12 +1,14 @@
 // A scripted stand-in for the model behind the server: "translates" a sentence into its upper-case
 // form (n-best: the same with "#2", "#3" ... appended, scores -1, -2, ...), records every batch it
-// sees, can be held at a gate to keep a batch busy, and can be made to throw.
+// sees, can be held at a gate to keep a batch busy, and can be made to throw (for every batch, or
+// for the batches holding one sentence).
 #pragma once
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -60,6 +62,10 @@ class FakeModel {
     changed_.notify_all();
     changed_.wait(lock, [this] { return is_open_; });
     if (error_) std::rethrow_exception(error_);
+    if (sentence_error_ && std::find(batch.sentences.begin(), batch.sentences.end(),
+                                     failing_sentence_) != batch.sentences.end()) {
+      std::rethrow_exception(sentence_error_);
+    }
     std::vector<serve::SentenceResult> results;
     for (std::size_t i = 0; i < batch.sentences.size(); ++i) {
       serve::SentenceResult result;
@@ -96,6 +102,12 @@ class FakeModel {
     const std::lock_guard<std::mutex> lock(mutex_);
     error_ = std::move(error);
   }
+  // Every batch that holds `sentence` throws `error` (nullptr: none does).
+  void fail_on(const std::string& sentence, std::exception_ptr error) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    failing_sentence_ = sentence;
+    sentence_error_ = std::move(error);
+  }
   std::vector<serve::Batch> batches() const {
     const std::lock_guard<std::mutex> lock(mutex_);
     return batches_;
@@ -108,6 +120,8 @@ class FakeModel {
   std::size_t entered_ = 0;
   bool is_open_ = true;
   std::exception_ptr error_;
+  std::string failing_sentence_;
+  std::exception_ptr sentence_error_;
 };
 
 }  // namespace nmt::testing

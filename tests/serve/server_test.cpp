@@ -8,6 +8,8 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,7 +38,10 @@ class ServerTest : public ::testing::Test {
   void start(const ServeOptions& options = loopback_options(),
              const std::string& api_key = "",
              bool has_model = true) {
-    server_ = std::make_unique<Server>(options, api_key);
+    server_ = std::make_unique<Server>(options, api_key, [this](const std::string& line) {
+      const std::lock_guard<std::mutex> lock(log_mutex_);
+      log_.push_back(line);
+    });
     port_ = server_->start();
     if (has_model) server_->set_model(testing::en_es_model(), model_.function());
   }
@@ -45,7 +50,15 @@ class ServerTest : public ::testing::Test {
     server_.reset();
   }
 
+  // The lines the server logged.
+  std::vector<std::string> log() {
+    const std::lock_guard<std::mutex> lock(log_mutex_);
+    return log_;
+  }
+
   testing::FakeModel model_;
+  std::mutex log_mutex_;
+  std::vector<std::string> log_;
   std::unique_ptr<Server> server_;
   int port_ = 0;
 };
@@ -255,14 +268,77 @@ TEST_F(ServerTest, ARequestThatWaitsTooLongIs504) {
 TEST_F(ServerTest, ModelFailuresAre500AndRefusedOptions400) {
   start();
   model_.fail_with(std::make_exception_ptr(std::runtime_error("out of memory")));
-  EXPECT_EQ(answer(post_json(port_, "/translate", R"({"q": "x", "source": "en", "target": "es"})")),
-            R"(500 {"error":"Cannot translate text: out of memory"})");
+  const std::string failed =
+      answer(post_json(port_, "/translate", R"({"q": "x", "source": "en", "target": "es"})"));
+  EXPECT_TRUE(std::regex_match(failed, std::regex(R"(500 \{"error":"Cannot translate text: )"
+                                                  R"(internal error \(request [0-9a-f]{16}\); )"
+                                                  R"(the server log has the details"\})")))
+      << failed;
   model_.fail_with(std::make_exception_ptr(
       ConfigError("n_best: only beam search returns several hypotheses, got 3")));
   EXPECT_EQ(answer(post_json(port_, "/v1/translate", R"({"q": "x", "n_best": 3})")),
             R"(400 {"error":"n_best: only beam search returns several hypotheses, got 3"})");
   model_.fail_with(nullptr);
   EXPECT_EQ(loopback(port_).Get("/health")->status, 200) << "the server survived";
+}
+
+TEST_F(ServerTest, ADeeplyNestedBodyIs400AndTheServerLivesOn) {
+  start();
+  // 200,000 levels (400 KB): serialising, copying or comparing such a value recurses once per
+  // level and overflows the stack.
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  const std::string v1 = R"({"q": "I am hungry.", "beam_size": )" + deep + "}";
+  const std::string libre =
+      R"({"q": "I am hungry.", "source": "en", "target": "es", "beam_size": )" + deep + "}";
+  for (const auto& [path, body] :
+       {std::pair<std::string, std::string>{"/v1/translate", v1}, {"/translate", libre}}) {
+    EXPECT_EQ(answer(post_json(port_, path, body)),
+              R"(400 {"error":"Failed to decode JSON object: nested deeper than 32 levels"})")
+        << path;
+  }
+  EXPECT_EQ(loopback(port_).Get("/health")->status, 200) << "the server survived";
+  EXPECT_TRUE(model_.batches().empty());
+}
+
+TEST_F(ServerTest, InternalErrorsAre500WithARequestIdAndNoDetails) {
+  start();
+  const std::string what =
+      "probability tensor contains either `inf`, `nan` or element < 0\n"
+      "Exception raised from multinomial at ../aten/src/ATen/native/Distributions.cpp:596 (most "
+      "recent call first):\nframe #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 "
+      "(0x7f3a2b1c4d57 in /usr/lib/libc10.so)\n";
+  model_.fail_with(std::make_exception_ptr(std::runtime_error(what)));
+  std::set<std::string> ids;
+  for (const auto& [path, body] :
+       {std::pair<std::string, std::string>{"/v1/translate", R"({"q": "x"})"},
+        {"/translate", R"({"q": "x", "source": "en", "target": "es"})"}}) {
+    const auto result = post_json(port_, path, body);
+    ASSERT_TRUE(result) << path;
+    EXPECT_EQ(result->status, 500) << path;
+    EXPECT_EQ(result->body.find("0x"), std::string::npos) << result->body;
+    EXPECT_EQ(result->body.find("frame"), std::string::npos) << result->body;
+    EXPECT_EQ(result->body.find("nan"), std::string::npos) << result->body;
+    std::smatch id;
+    ASSERT_TRUE(std::regex_search(result->body, id, std::regex("request ([0-9a-f]{16})")))
+        << result->body;
+    const std::vector<std::string> lines = log();
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines.back(), "request " + id[1].str() + ": POST " + path + ": " + what)
+        << "the log has the whole message under the client's id";
+    ids.insert(id[1].str());
+  }
+  EXPECT_EQ(ids.size(), 2u) << "two errors shared an id";
+  model_.fail_with(nullptr);
+  EXPECT_EQ(loopback(port_).Get("/health")->status, 200) << "the server survived";
+}
+
+TEST_F(ServerTest, ATemperatureWhoseFloatIsZeroIs400) {
+  start();
+  EXPECT_EQ(
+      answer(post_json(port_, "/v1/translate",
+                       R"({"q": "I am hungry.", "strategy": "sample", "temperature": 1e-300})")),
+      R"(400 {"error":"temperature: expected a number from 0.000001 to 1000, got 1e-300"})");
+  EXPECT_TRUE(model_.batches().empty()) << "the model was asked to sample with it";
 }
 
 TEST_F(ServerTest, ConcurrentClientsEachGetTheirOwnSentencesBack) {

@@ -4,7 +4,7 @@
 // checking its API key, and refusals. No HTTP (server.h routes requests here) and no model.
 //
 // Every refusal is an ApiError: its status and the message the server sends as {"error": ...}.
-// Torch-free; never logs.
+// A message quotes at most a short, escaped prefix of an offending value. Torch-free; never logs.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 
 #include "nmt/decode/options.h"
 #include "nmt/error.h"
+#include "nmt/serve/options.h"
 
 namespace nmt::serve {
 
@@ -53,10 +54,17 @@ struct RequestParts {
 // Which API a request came to: they differ in how they answer a missing key.
 enum class Api { kLibre, kV1 };
 
+// The deepest nesting a JSON body may have (as nmt's configuration reader allows): a request needs
+// 2 levels ({"q": [...]}), and a value this shallow can be serialised, compared or copied (each of
+// which recurses once per level) on any thread's stack. A deeper body is refused while it is read.
+inline constexpr int kMaxJsonDepth = 32;
+
 // The request's fields as one JSON object: for /translate the JSON body when the Content-Type is
 // JSON (as Flask's is_json) and the form fields otherwise (the first value of each name); for
-// /v1/translate always the JSON body. Throws ApiError 400 when the body is not a JSON object.
-nlohmann::json request_fields(const RequestParts& parts, Api api);
+// /v1/translate always the JSON body. Every JSON body is read here, bounded: ApiError 413 for a
+// body over limits.max_body_bytes, 400 for one that is not a JSON object or is nested deeper than
+// kMaxJsonDepth ("Failed to decode JSON object: nested deeper than 32 levels").
+nlohmann::json request_fields(const RequestParts& parts, Api api, const ServeOptions& limits);
 
 // Nothing when `expected` is empty; otherwise the request must carry it as "Authorization:
 // Bearer KEY" or as the api_key field. A wrong key is 403 "Invalid API key"; a missing one is 400

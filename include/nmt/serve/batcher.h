@@ -9,12 +9,17 @@
 // serve.workers threads take batches; each calls the function with one batch at a time, and
 // the function must be safe to call from that many threads at once.
 //
+// When the function throws, only the requests it failed on get its exception: a batch of several
+// requests is halved and tried again until each failure is down to one request (a ConfigError,
+// decoding options refused, fails the whole batch at once: its requests share the options).
+//
 // Torch-free. submit() throws Busy when the queue is full or the batcher is stopping; a
 // request's future holds its results, the TranslateFn's exception, or TimedOut. Never logs.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -117,6 +122,7 @@ class Batcher {
   int64_t sentences_like(const Job& head) const;
   std::vector<Piece> take_batch();
   void decode(const std::vector<Piece>& batch);
+  void decode(const std::vector<Piece>& batch, std::size_t begin, std::size_t end);
   int64_t retry_after_seconds() const;
 
   ServeOptions options_;

@@ -10,10 +10,14 @@
 //
 // Every request gets an answer: errors are {"error": message} with 400 (bad input, naming the
 // limit), 401/403 (API key), 404, 413 (body over serve.max_body_bytes), 500, 503 with Retry-After
-// (queue full, loading) or 504 (serve.timeout_ms). Torch-free; throws nmt::Error when it cannot
-// listen; never logs.
+// (queue full, loading) or 504 (serve.timeout_ms). A 500 (an internal error: anything but a refused
+// request, e.g. the model throwing) tells the client only an id, "internal error (request
+// 3f2a9c0d1e2b4a5f); the server log has the details"; its exception's message goes to the
+// ErrorLog with that id. Torch-free; throws nmt::Error when it cannot listen; logs only through
+// the ErrorLog.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,10 +27,15 @@
 
 namespace nmt::serve {
 
+// Takes one line per internal error: "request <id>: <method> <path>: <what()>". Called from the
+// server's threads, several at once.
+using ErrorLog = std::function<void(const std::string& line)>;
+
 class Server {
  public:
-  // api_key: the key requests must carry; "" = none.
-  Server(const ServeOptions& options, std::string api_key);
+  // api_key: the key requests must carry; "" = none. error_log: where internal errors go; none =
+  // standard error.
+  Server(const ServeOptions& options, std::string api_key, ErrorLog error_log = {});
   // stop(), then wait(); queued sentences are still translated before it returns.
   ~Server();
   Server(const Server&) = delete;
