@@ -1,5 +1,7 @@
 #include "nmt/decode/options.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "nmt/check.h"
@@ -13,16 +15,35 @@ Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_has_vnni
   return !is_cuda && cpu_has_vnni ? Precision::kInt8 : Precision::kFp32;
 }
 
+namespace {
+
+// Temperature and top_p are used as floats: a positive double whose float is 0 or subnormal
+// (1e-300) divides logits into infinities and NaN probabilities.
+void check_positive_float(const char* name, double value, double largest) {
+  if (!(std::isfinite(value) && static_cast<float>(value) >= std::numeric_limits<float>::min() &&
+        value <= largest)) {
+    throw ConfigError(std::string(name) + ": expected a number from " +
+                      format_number(std::numeric_limits<float>::min()) +
+                      " (the smallest normal "
+                      "float) to " +
+                      format_number(largest) + ", got " + format_number(value));
+  }
+}
+
+}  // namespace
+
 void SearchOptions::validate() const {
   check::positive("beam_size", beam_size);
   check::non_negative("length_penalty", length_penalty);
+  if (!std::isfinite(length_penalty)) {
+    throw ConfigError("length_penalty: expected a finite number, got " +
+                      format_number(length_penalty));
+  }
   check::positive("n_best", n_best);
   check::non_negative("max_len", max_len);
-  check::positive("temperature", temperature);
+  check_positive_float("temperature", temperature, std::numeric_limits<float>::max());
   check::non_negative("top_k", top_k);
-  if (!(top_p > 0.0 && top_p <= 1.0)) {
-    throw ConfigError("top_p: expected a number in (0, 1], got " + format_number(top_p));
-  }
+  check_positive_float("top_p", top_p, 1.0);
   check::positive("batch_size", batch_size);
   check::non_negative("translators", translators);
   check::positive("threads", threads);

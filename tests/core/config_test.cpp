@@ -109,8 +109,10 @@ TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
             "model.heads: expected a divisor of d_model (256), got 3");
   EXPECT_EQ(error_of({{"data", {{"dedupe", 1}}}}), "data.dedupe: expected true or false, got 1");
   EXPECT_EQ(error_of({{"data", "x"}}), "data: expected an object, got \"x\"");
-  EXPECT_EQ(error_of({{"decode", {{"top_p", 0}}}}),
-            "decode.top_p: expected a number in (0, 1], got 0");
+  EXPECT_EQ(
+      error_of({{"decode", {{"top_p", 0}}}}),
+      "decode.top_p: expected a number from 1.17549e-38 (the smallest normal float) to 1, got "
+      "0");
   EXPECT_EQ(
       error_of({{"decode", {{"precision", "fp16"}}}}),
       "decode.precision: expected one of \"auto\", \"fp32\", \"bf16\", \"int8\", got \"fp16\"");

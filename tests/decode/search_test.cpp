@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
+#include <string>
 
 #include "decode/fake_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 #include "nmt/text/vocab.h"
 #include "torch_test_utils.h"
 
@@ -131,6 +134,33 @@ TEST(SamplingLogitsTest, MasksExactlyTheTokensOutsideTheSet) {
   EXPECT_TRUE(torch::equal(kept(sampling_logits(logits, 1.0, 0, 0.41)),
                            torch::tensor({false, false, true, true})));
   EXPECT_TRUE(testing::all_close(sampling_logits(logits, 2.0, 0, 1.0), logits / 2.0));
+}
+
+TEST(MakeSearchTest, TemperatureAndTopPMustHoldInAFloat) {
+  const auto error_of = [](double temperature, double top_p) {
+    SearchOptions options;
+    options.strategy = Strategy::kSample;
+    options.temperature = temperature;
+    options.top_p = top_p;
+    try {
+      (void)make_search(options);
+    } catch (const ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of(1e-300, 1.0), "temperature: expected a number from " +
+                                       format_number(std::numeric_limits<float>::min()) +
+                                       " (the smallest normal float) to " +
+                                       format_number(std::numeric_limits<float>::max()) +
+                                       ", got 1e-300");
+  EXPECT_EQ(error_of(1.0, 1e-300), "top_p: expected a number from " +
+                                       format_number(std::numeric_limits<float>::min()) +
+                                       " (the smallest normal float) to 1, got 1e-300");
+  EXPECT_NE(error_of(1e300, 1.0), "accepted");
+  EXPECT_NE(error_of(std::nan(""), 1.0), "accepted");
+  EXPECT_NE(error_of(1.0, 1.5), "accepted");
+  EXPECT_EQ(error_of(1e-6, 1e-6), "accepted");
 }
 
 TEST(MakeSearchTest, ValidatesOptions) {
