@@ -30,7 +30,9 @@ const Choices<data::TsvFormat> kFormats = {{"auto", data::TsvFormat::kAuto},
 const Choices<text::CleanMode> kCleanModes = {{"notebook", text::CleanMode::kNotebook},
                                               {"normalize", text::CleanMode::kNormalize}};
 const Choices<text::TokenizerKind> kTokenizers = {
-    {"word", text::TokenizerKind::kWord}, {"sentencepiece", text::TokenizerKind::kSentencePiece}};
+    {"word", text::TokenizerKind::kWord},
+    {"sentencepiece", text::TokenizerKind::kSentencePiece},
+    {"marian", text::TokenizerKind::kMarian}};
 const Choices<text::SubwordModel> kSubwordModels = {{"unigram", text::SubwordModel::kUnigram},
                                                     {"bpe", text::SubwordModel::kBpe}};
 const Choices<model::NormPosition> kNorms = {{"post", model::NormPosition::kPost},

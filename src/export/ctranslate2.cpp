@@ -283,7 +283,9 @@ std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& mod
   return variables;
 }
 
-nlohmann::json transformer_config(const model::TransformerImpl& model) {
+// add_source_eos: Marian's tokenisation ends every source sentence with </s>, which CTranslate2
+// appends itself when told to (its users feed it SentencePiece's pieces alone).
+nlohmann::json transformer_config(const model::TransformerImpl& model, bool add_source_eos) {
   double epsilon = std::nan("");
   for (const auto& module : model.modules(/*include_self=*/false)) {
     const auto* norm = module->as<torch::nn::LayerNormImpl>();
@@ -297,7 +299,7 @@ nlohmann::json transformer_config(const model::TransformerImpl& model) {
   }
   return {
       {"add_source_bos", false},
-      {"add_source_eos", false},
+      {"add_source_eos", add_source_eos},
       {"bos_token", text::kSpecialTokens[text::kSosId]},
       {"decoder_start_token", text::kSpecialTokens[text::kSosId]},
       {"eos_token", text::kSpecialTokens[text::kEosId]},
@@ -325,7 +327,8 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
   }
 
   std::vector<Ct2Variable> variables = transformer_variables(model, options.max_positions);
-  const nlohmann::json config = transformer_config(model);
+  const nlohmann::json config =
+      transformer_config(model, text.tokenizer == text::TokenizerKind::kMarian);
 
   ExportReport report;
   report.out_dir = directory_path(out_dir);
@@ -346,7 +349,7 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
     write_json(staging.path() + "/target_vocabulary.json", target);
     report.files.insert(report.files.end(), {"source_vocabulary.json", "target_vocabulary.json"});
   }
-  if (text.tokenizer == text::TokenizerKind::kSentencePiece) {
+  if (text.tokenizer != text::TokenizerKind::kWord) {
     for (const std::string& path : text::save_tokenizers(text, tokenizers, staging.path())) {
       report.files.push_back(fs::path(path).filename().string());
     }

@@ -5,6 +5,7 @@
 #include "nmt/check.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
+#include "nmt/text/marian_tokenizer.h"
 #include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/word_tokenizer.h"
 
@@ -12,8 +13,20 @@ namespace nmt::text {
 namespace {
 
 std::string file_stem(const TextOptions& options, const char* side) {
+  if (options.tokenizer == TokenizerKind::kMarian) return std::string("marian.") + side;
   const std::string base = options.tokenizer == TokenizerKind::kWord ? "vocab" : "spm";
   return options.shared_vocab ? base : base + "." + side;
+}
+
+std::shared_ptr<const Tokenizer> load_marian(const std::string& dir,
+                                             const char* side,
+                                             MarianTokenizer::Side which) {
+  const std::string stem = dir + "/marian." + side;
+  for (const std::string& path : {stem + ".spm", stem + ".vocab"}) {
+    if (!std::filesystem::exists(path)) throw DataError(path, "tokenizer file is missing");
+  }
+  return std::make_shared<MarianTokenizer>(
+      MarianTokenizer::load(stem + ".spm", stem + ".vocab", which));
 }
 
 std::string file_path(const TextOptions& options, const std::string& dir, const char* side) {
@@ -26,6 +39,11 @@ std::shared_ptr<const Tokenizer> train_one(const TextOptions& options,
                                            uint64_t seed) {
   if (options.tokenizer == TokenizerKind::kWord) {
     return std::make_shared<WordTokenizer>(Vocab::build(sentences, options.min_freq));
+  }
+  if (options.tokenizer == TokenizerKind::kMarian) {
+    throw ConfigError(
+        "tokenizer: \"marian\" is the tokenisation of a model imported from Hugging Face and "
+        "cannot be trained; a new run uses \"sentencepiece\" or \"word\"");
   }
   return std::make_shared<SentencePieceTokenizer>(
       SentencePieceTokenizer::train(sentences, options, seed));
@@ -116,7 +134,7 @@ std::vector<std::string> save_tokenizers(const TextOptions& options,
                                          const TokenizerPair& tokenizers,
                                          const std::string& dir) {
   std::vector<std::string> paths = tokenizers.source->save(dir, file_stem(options, "src"));
-  if (!options.shared_vocab) {
+  if (!options.shared_vocab || options.tokenizer == TokenizerKind::kMarian) {
     const auto target_paths = tokenizers.target->save(dir, file_stem(options, "tgt"));
     paths.insert(paths.end(), target_paths.begin(), target_paths.end());
   }
@@ -124,6 +142,10 @@ std::vector<std::string> save_tokenizers(const TextOptions& options,
 }
 
 TokenizerPair load_tokenizers(const TextOptions& options, const std::string& dir) {
+  if (options.tokenizer == TokenizerKind::kMarian) {
+    return {load_marian(dir, "src", MarianTokenizer::Side::kSource),
+            load_marian(dir, "tgt", MarianTokenizer::Side::kTarget)};
+  }
   auto source = load_one(options, file_path(options, dir, "src"));
   if (options.shared_vocab) return {source, source};
   return {source, load_one(options, file_path(options, dir, "tgt"))};

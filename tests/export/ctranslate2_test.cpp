@@ -11,9 +11,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include "export/model_bin_reader.h"
 #include "nmt/error.h"
+#include "nmt/text/marian_tokenizer.h"
+#include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/word_tokenizer.h"
 #include "test_utils.h"
 
@@ -257,6 +260,43 @@ TEST_F(Ctranslate2ExportTest, SharedAndTiedEmbeddingsAreStoredOnce) {
   EXPECT_EQ(report.files,
             (std::vector<std::string>{"model.bin", "config.json", "shared_vocabulary.json"}));
   EXPECT_FALSE(fs::exists(scratch_.file("out/source_vocabulary.json")));
+}
+
+// Marian's tokenisation ends source sentences with </s>: CTranslate2 is told to append it, and the
+// SentencePiece models and vocabularies travel with the model.
+TEST_F(Ctranslate2ExportTest, AMarianTokenisedRunAsksCtranslate2ForTheSourceEos) {
+  text::TextOptions spm_options;
+  spm_options.tokenizer = text::TokenizerKind::kSentencePiece;
+  spm_options.vocab_size = 300;
+  const auto subwords = text::SentencePieceTokenizer::train({"a b c", "d e f"}, spm_options, 3);
+  std::string lines = "<PAD>\n<SOS>\n<EOS>\n<UNK>\n";
+  for (int64_t id = subwords.size() - 1; id >= text::kNumSpecials; --id) {
+    lines += subwords.pieces({id})[0] + "\n";
+  }
+  const auto marian = [&](text::MarianTokenizer::Side side) {
+    std::istringstream in(lines);
+    return std::make_shared<text::MarianTokenizer>(text::MarianTokenizer::from_parts(
+        subwords.serialized(), text::Vocab::from_stream(in, "vocab"), side, "spm"));
+  };
+  const text::TokenizerPair tokenizers = {marian(text::MarianTokenizer::Side::kSource),
+                                          marian(text::MarianTokenizer::Side::kTarget)};
+  text::TextOptions text_options;
+  text_options.tokenizer = text::TokenizerKind::kMarian;
+  text_options.shared_vocab = true;
+  auto options = one_layer(model::NormPosition::kPost);
+  options.activation = model::Activation::kSwish;
+  options.positions = model::PositionLayout::kSplit;
+  const auto size = tokenizers.source->size();
+  Ctranslate2Options export_options;
+  export_options.max_positions = 8;
+  const ExportReport report = write_ctranslate2(*make_model(options, size, size), tokenizers,
+                                                text_options, scratch_.file("out"), export_options);
+  const auto config = nlohmann::json::parse(testing::read_file(scratch_.file("out/config.json")));
+  EXPECT_EQ(config["add_source_eos"], true);
+  EXPECT_EQ(report.files,
+            (std::vector<std::string>{"model.bin", "config.json", "shared_vocabulary.json",
+                                      "marian.src.spm", "marian.src.vocab", "marian.tgt.spm",
+                                      "marian.tgt.vocab"}));
 }
 
 TEST_F(Ctranslate2ExportTest, ConfigNamesNmtsSpecialTokensAndVocabulariesListEveryId) {

@@ -18,7 +18,9 @@
 
 namespace nmt::text {
 
-enum class TokenizerKind { kWord, kSentencePiece };
+// kMarian: SentencePiece pieces looked up in a vocabulary of their own, as Marian's models (and
+// OPUS-MT's) tokenise; only imported runs have one (marian_tokenizer.h).
+enum class TokenizerKind { kWord, kSentencePiece, kMarian };
 enum class SubwordModel { kUnigram, kBpe };
 
 // The "text" section of the configuration.
@@ -81,7 +83,9 @@ TokenizerPair train_tokenizers(const TextOptions& options,
                                const std::vector<std::string>& target_sentences,
                                uint64_t seed);
 
-// Saves into dir as vocab.{src,tgt}.txt / vocab.txt (word) or spm.{src,tgt}.model / spm.model.
+// Saves into dir as vocab.{src,tgt}.txt / vocab.txt (word), spm.{src,tgt}.model / spm.model
+// (sentencepiece) or marian.{src,tgt}.{spm,vocab} (marian: two SentencePiece models even when the
+// vocabulary is shared).
 std::vector<std::string> save_tokenizers(const TextOptions& options,
                                          const TokenizerPair& tokenizers,
                                          const std::string& dir);

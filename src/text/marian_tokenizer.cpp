@@ -1,0 +1,108 @@
+#include "nmt/text/marian_tokenizer.h"
+
+#include <algorithm>
+
+#include "nmt/error.h"
+#include "nmt/io.h"
+#include "text/sentencepiece_loader.h"
+
+namespace nmt::text {
+namespace {
+
+// ">>spa<<": Marian's multi-target models read the output language from such a token.
+bool is_language_tag(std::string_view piece) {
+  return piece.size() > 4 && piece.substr(0, 2) == ">>" && piece.substr(piece.size() - 2) == "<<" &&
+         piece.find_first_of("<>", 2) == piece.size() - 2;
+}
+
+}  // namespace
+
+MarianTokenizer::MarianTokenizer(std::shared_ptr<SentencePieceBackend> backend,
+                                 std::string serialized,
+                                 Vocab vocabulary,
+                                 Side side)
+    : backend_(std::move(backend)),
+      serialized_(std::move(serialized)),
+      vocabulary_(std::move(vocabulary)),
+      side_(side) {
+  for (int id = 0; id < backend_->size(); ++id) spm_ids_.emplace(backend_->piece(id), id);
+  spm_unknown_ = backend_->special_ids()[kUnkId];
+}
+
+MarianTokenizer MarianTokenizer::from_parts(const std::string& spm_bytes,
+                                            Vocab vocabulary,
+                                            Side side,
+                                            const std::string& name) {
+  auto backend = make_sentencepiece_backend();
+  const std::string error = backend->load(spm_bytes);
+  if (!error.empty()) throw DataError(name, "not a SentencePiece model: " + error);
+  return MarianTokenizer(std::move(backend), spm_bytes, std::move(vocabulary), side);
+}
+
+MarianTokenizer MarianTokenizer::load(const std::string& spm_path,
+                                      const std::string& vocab_path,
+                                      Side side) {
+  return from_parts(read_text_file(spm_path), Vocab::load(vocab_path), side, spm_path);
+}
+
+void MarianTokenizer::append_pieces(const std::string& text, std::vector<int64_t>& ids) const {
+  for (const int spm_id : backend_->encode(text))
+    ids.push_back(vocabulary_.id(backend_->piece(spm_id)));
+}
+
+std::vector<int64_t> MarianTokenizer::encode(std::string_view cleaned) const {
+  std::vector<int64_t> ids;
+  std::string_view rest = cleaned;
+  // As transformers' MarianTokenizer (its pattern ">>.+<<" matched at the start, greedily): the
+  // tag is one token, <UNK> when the vocabulary lacks it, and SentencePiece cuts what follows.
+  const std::size_t tag_end = rest.rfind("<<");
+  if (side_ == Side::kSource && rest.substr(0, 2) == ">>" && tag_end != std::string_view::npos &&
+      tag_end >= 3) {
+    ids.push_back(vocabulary_.id(rest.substr(0, tag_end + 2)));
+    rest.remove_prefix(tag_end + 2);
+  }
+  append_pieces(std::string(rest), ids);
+  if (side_ == Side::kSource) ids.push_back(kEosId);
+  return ids;
+}
+
+std::string MarianTokenizer::decode(const std::vector<int64_t>& ids) const {
+  std::vector<int> spm_ids;
+  spm_ids.reserve(ids.size());
+  for (const int64_t id : ids) {
+    if (id == kPadId || id == kSosId || id == kEosId || id < 0 || id >= size()) continue;
+    // A piece the SentencePiece model lacks (a tag, a piece of the other language's model)
+    // decodes as that model's unknown piece, as SentencePiece's DecodePieces does.
+    const auto found = spm_ids_.find(vocabulary_.token(id));
+    spm_ids.push_back(id != kUnkId && found != spm_ids_.end() ? found->second : spm_unknown_);
+  }
+  return backend_->decode(spm_ids);
+}
+
+std::vector<std::string> MarianTokenizer::pieces(const std::vector<int64_t>& ids) const {
+  std::vector<std::string> out;
+  out.reserve(ids.size());
+  for (const int64_t id : ids)
+    out.push_back(id >= 0 && id < size() ? vocabulary_.token(id) : "<?>");
+  return out;
+}
+
+std::vector<std::string> MarianTokenizer::save(const std::string& dir,
+                                               const std::string& stem) const {
+  const std::string model_path = dir + "/" + stem + ".spm";
+  const std::string vocab_path = dir + "/" + stem + ".vocab";
+  write_text_atomically(model_path, serialized_);
+  vocabulary_.save(vocab_path);
+  return {model_path, vocab_path};
+}
+
+std::vector<std::string> MarianTokenizer::language_tags() const {
+  std::vector<std::string> tags;
+  for (int64_t id = kNumSpecials; id < size(); ++id) {
+    if (is_language_tag(vocabulary_.token(id))) tags.push_back(vocabulary_.token(id));
+  }
+  std::sort(tags.begin(), tags.end());
+  return tags;
+}
+
+}  // namespace nmt::text
