@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,25 @@ bool remove_tree(const std::string& path) {
     return ::remove(entry);
   };
   return ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0;
+}
+
+StagingDir::StagingDir(std::string path) : path_(std::move(path)) {
+  remove_tree(path_);
+  std::filesystem::create_directories(path_);
+}
+
+StagingDir::~StagingDir() { remove_tree(path_); }
+
+void StagingDir::publish(const std::string& destination) const {
+  if (::access(destination.c_str(), F_OK) != 0) {
+    if (std::rename(path_.c_str(), destination.c_str()) != 0) {
+      throw Error("cannot rename " + path_ + " to " + destination + ": " + std::strerror(errno));
+    }
+    return;
+  }
+  if (::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, destination.c_str(), RENAME_EXCHANGE) != 0) {
+    throw Error("cannot replace " + destination + " with " + path_ + ": " + std::strerror(errno));
+  }
 }
 
 std::string read_text_file(const std::string& path) {

@@ -57,6 +57,29 @@ void write_text_atomically(const std::string& path, const std::string& text);
 // when calls bind to it. Never throws.
 bool remove_tree(const std::string& path);
 
+// A fresh directory beside a destination directory, where a command writes everything it makes
+// (an export, an imported run); removed when destroyed unless published. Nothing half-written ever
+// stands at the destination.
+class StagingDir {
+ public:
+  // Removes what a killed command left at path, then creates it.
+  explicit StagingDir(std::string path);
+  ~StagingDir();
+  StagingDir(const StagingDir&) = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Puts the directory in destination's place: renamed when destination does not exist, else
+  // exchanged with it in one step (renameat2 RENAME_EXCHANGE), so that destination is always
+  // either what it held or the complete new directory; what it held is then removed with the
+  // staging path. Throws nmt::Error naming both paths.
+  void publish(const std::string& destination) const;
+
+ private:
+  std::string path_;
+};
+
 // Whole file as a string; throws nmt::Error when it cannot be opened.
 std::string read_text_file(const std::string& path);
 

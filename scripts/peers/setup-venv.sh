@@ -2,17 +2,24 @@
 # Makes the pinned Python environments of the comparison and interoperability scripts, each in
 # .venv/NAME (git-ignored). PyPI packages serve only these comparisons: nmt itself never needs them.
 #
-#   scripts/peers/setup-venv.sh ct2 [NAME...]
+#   scripts/peers/setup-venv.sh NAME...
 #
 #   ct2   CTranslate2 4.8.5 (CPU wheel), sacreBLEU 2.6, SentencePiece, psutil: the `nmt export`
 #         round trip (tests/export/round_trip_test.sh) and scripts/peers/bench-translate.sh
+#   hf    Hugging Face transformers 5.24.0 with tokenizers, safetensors, SentencePiece, numpy, and
+#         the torch 2.11.0 of .venv/torch2-2.11.0 (made by `scripts/test-torch2.sh --build-only`;
+#         NMT_TORCH2_VENV names another venv holding torch): the Marian fixtures of `nmt import`
+#         (tests/import/make_marian_fixture.py)
 #
 # An environment is one requirements_NAME function below; add one beside them for another peer.
+# An environment that needs more than its list also has a check_NAME function, run before it is
+# made or reused (exit 1 with the reason when it cannot be), and a finish_NAME DIR function, run
+# after (see hf's).
 # Idempotent: an environment already holding exactly its pinned list is left as it is (a second
 # call returns at once); a partial or outdated one is made again. Needs `python3 -m venv` (Debian's
 # python3-venv, installed with apt when missing). Prints the environment's Python per NAME.
-# Exit status: 0 ready, 1 cannot be made (no network, no python3-venv: the message says which),
-# 2 usage.
+# Exit status: 0 ready, 1 cannot be made (no network, no python3-venv, for hf no torch venv: the
+# message says which), 2 usage.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,8 +41,84 @@ tabulate==0.10.0
 LIST
 }
 
+# Pinned packages of .venv/hf, dependencies included, one per line; torch is not among them (below).
+requirements_hf() {
+  cat <<'LIST'
+annotated-doc==0.0.7
+annotated-types==0.8.0
+anyio==4.16.0
+click==8.5.1
+filelock==4.3.1
+fsspec==2026.9.0
+h11==0.16.0
+hf-xet==1.8.0
+httpcore2==2.16.2
+httpx2==2.16.2
+huggingface-hub==2.4.0
+idna==3.20
+markdown-it-py==4.3.0
+mdurl==0.1.2
+numpy==2.4.6
+packaging==26.4
+pydantic==2.14.4
+pydantic-core==2.50.5
+pygments==2.21.0
+pyyaml==6.0.4
+regex==2026.11.19
+rich==15.0.0
+safetensors==0.8.0
+sentencepiece==0.2.3
+shellingham==1.5.4
+tokenizers==0.23.3
+tqdm==4.70.1
+transformers==5.24.0
+truststore==0.10.5
+typer==0.29.2
+typing-extensions==4.16.0
+typing-inspection==0.4.5
+LIST
+}
+
+# .venv/hf borrows its torch from another venv instead of installing it: PyPI's torch wheel is the
+# CUDA build, about 3 GB with its nvidia wheels, and scripts/test-torch2.sh, which CI runs before
+# the tests, already makes .venv/torch2-2.11.0 with the pinned torch==2.11.0.
+torch2_venv=${NMT_TORCH2_VENV:-$root/.venv/torch2-2.11.0}
+
+# site-packages of the venv whose Python is $1.
+site_packages() {
+  "$1" -c 'import sysconfig; print(sysconfig.get_path("purelib"))'
+}
+
+check_hf() {
+  if [[ ! -x $torch2_venv/bin/python ]] ||
+    [[ ! -f $(site_packages "$torch2_venv/bin/python")/torch/__init__.py ]]; then
+    echo "setup-venv: .venv/hf takes its torch from $torch2_venv, which holds none:" \
+      "make it with scripts/test-torch2.sh --build-only (or name another venv with torch in" \
+      "NMT_TORCH2_VENV)" >&2
+    exit 1
+  fi
+}
+
+# A .pth file in .venv/hf's site-packages appends the torch venv's site-packages to sys.path, after
+# .venv/hf's own packages, so .venv/hf's pins win where both hold a package (filelock,
+# typing-extensions). It is written after pip has run, never before: pip would otherwise count that
+# venv's packages as installed and leave those out of .venv/hf. Rewritten on every call, so it
+# follows NMT_TORCH2_VENV.
+finish_hf() {
+  local dir=$1 own borrowed
+  own=$(site_packages "$dir/bin/python")
+  borrowed=$(site_packages "$torch2_venv/bin/python")
+  # Compiled wheels work only for the Python they were built for: lib/pythonX.Y must match.
+  if [[ ${own#"$dir"} != "${borrowed#"$torch2_venv"}" ]]; then
+    echo "setup-venv: $torch2_venv is for another Python ($borrowed) than .venv/hf ($own)" >&2
+    exit 1
+  fi
+  printf '# torch of %s (scripts/peers/setup-venv.sh)\n%s\n' "$torch2_venv" "$borrowed" \
+    > "$own/nmt-torch2.pth"
+}
+
 usage() {
-  echo "usage: scripts/peers/setup-venv.sh NAME... (environments: ct2)" >&2
+  echo "usage: scripts/peers/setup-venv.sh NAME... (environments: ct2, hf)" >&2
   exit 2
 }
 
@@ -50,11 +133,18 @@ ensure_venv_module() {
   fi
 }
 
+# Runs the hook function $1 (arguments after it) when the environment defines one.
+run_hook() {
+  if declare -F "$1" > /dev/null; then "$@"; fi
+}
+
 make_venv() {
   local name=$1 dir=$root/.venv/$1 wanted
   wanted=$("requirements_$name")
+  run_hook "check_$name"
   if [[ -x $dir/bin/python && -f $dir/requirements.txt ]] &&
     [[ "$(cat "$dir/requirements.txt")" == "$wanted" ]]; then
+    run_hook "finish_$name" "$dir"
     echo "$dir/bin/python"
     return 0
   fi
@@ -71,6 +161,7 @@ make_venv() {
     exit 1
   fi
   mv "$dir/requirements.in" "$dir/requirements.txt"
+  run_hook "finish_$name" "$dir"
   echo "$dir/bin/python"
 }
 

@@ -45,6 +45,7 @@ Command add_attention(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_bench(CLI::App& app);
 Command add_export(CLI::App& app);
+Command add_import(CLI::App& app);
 Command add_serve(CLI::App& app);
 
 // The two halves of `nmt bench`, added under the bench subcommand.

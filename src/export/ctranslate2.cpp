@@ -213,43 +213,21 @@ void write_json(const std::string& path, const nlohmann::json& json) {
   write_text_atomically(path, text);
 }
 
-// A fresh directory beside the export's destination, where its files are written; removed unless
-// it has been published.
-class StagingDir {
- public:
-  explicit StagingDir(std::string path) : path_(std::move(path)) {
-    remove_tree(path_);  // left by an export that was killed
-    fs::create_directories(path_);
-  }
-  ~StagingDir() { remove_tree(path_); }
-  StagingDir(const StagingDir&) = delete;
-  StagingDir& operator=(const StagingDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
-  // Puts the directory in out_dir's place: renamed when out_dir does not exist, else exchanged
-  // with it in one step (renameat2 RENAME_EXCHANGE), so that out_dir is always either the previous
-  // export or the complete new one; the previous one is then removed with the staging path.
-  void publish(const std::string& out_dir) const {
-    if (!fs::exists(out_dir)) {
-      if (std::rename(path_.c_str(), out_dir.c_str()) != 0) {
-        throw Error("cannot rename " + path_ + " to " + out_dir + ": " + std::strerror(errno));
-      }
-      return;
-    }
-    if (::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, out_dir.c_str(), RENAME_EXCHANGE) != 0) {
-      throw Error("cannot replace " + out_dir + " with " + path_ + ": " + std::strerror(errno));
-    }
-  }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
+// An imported Marian model's <PAD> and <SOS> rows are copies of Marian's pad row
+// (marian_vocabulary.h), whose logit is as large as any: nmt and transformers never emit it, but
+// CTranslate2 has no such rule, so the export's output bias keeps those two ids out of its choices.
+at::Tensor without_pad_and_start(const at::Tensor& bias) {
+  at::Tensor kept = bias.detach().to(at::kCPU, at::kFloat).clone();
+  kept[text::kPadId] = -10000.0f;
+  kept[text::kSosId] = -10000.0f;
+  return kept;
+}
+
 std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& model,
-                                               int64_t max_positions) {
+                                               int64_t max_positions,
+                                               bool is_imported_marian) {
   const model::TransformerOptions& options = model.options();
   std::vector<Ct2Variable> variables;
   for (const auto& item : model.named_parameters()) {
@@ -258,7 +236,11 @@ std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& mod
       throw Error("cannot export parameter " + item.key() +
                   ": CTranslate2's TransformerSpec has no counterpart for it");
     }
-    variables.push_back(to_variable(name, item.value(), item.key()));
+    const bool is_output_bias = name == "decoder/projection/bias";
+    variables.push_back(to_variable(
+        name,
+        is_output_bias && is_imported_marian ? without_pad_and_start(item.value()) : item.value(),
+        item.key()));
   }
   const std::string target_embedding =
       options.share_embeddings ? "source_embedding.weight" : "target_embedding.weight";
@@ -326,9 +308,10 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
                 ")");
   }
 
-  std::vector<Ct2Variable> variables = transformer_variables(model, options.max_positions);
-  const nlohmann::json config =
-      transformer_config(model, text.tokenizer == text::TokenizerKind::kMarian);
+  const bool is_imported_marian = text.tokenizer == text::TokenizerKind::kMarian;
+  std::vector<Ct2Variable> variables =
+      transformer_variables(model, options.max_positions, is_imported_marian);
+  const nlohmann::json config = transformer_config(model, is_imported_marian);
 
   ExportReport report;
   report.out_dir = directory_path(out_dir);

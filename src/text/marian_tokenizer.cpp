@@ -25,8 +25,6 @@ MarianTokenizer::MarianTokenizer(std::shared_ptr<SentencePieceBackend> backend,
       serialized_(std::move(serialized)),
       vocabulary_(std::move(vocabulary)),
       side_(side) {
-  for (int id = 0; id < backend_->size(); ++id) spm_ids_.emplace(backend_->piece(id), id);
-  spm_unknown_ = backend_->special_ids()[kUnkId];
 }
 
 MarianTokenizer MarianTokenizer::from_parts(const std::string& spm_bytes,
@@ -67,16 +65,23 @@ std::vector<int64_t> MarianTokenizer::encode(std::string_view cleaned) const {
 }
 
 std::string MarianTokenizer::decode(const std::vector<int64_t>& ids) const {
-  std::vector<int> spm_ids;
-  spm_ids.reserve(ids.size());
+  // As transformers' MarianTokenizer with skip_special_tokens: <UNK> is dropped too.
+  std::vector<std::string> pieces;
+  pieces.reserve(ids.size());
   for (const int64_t id : ids) {
-    if (id == kPadId || id == kSosId || id == kEosId || id < 0 || id >= size()) continue;
-    // A piece the SentencePiece model lacks (a tag, a piece of the other language's model)
-    // decodes as that model's unknown piece, as SentencePiece's DecodePieces does.
-    const auto found = spm_ids_.find(vocabulary_.token(id));
-    spm_ids.push_back(id != kUnkId && found != spm_ids_.end() ? found->second : spm_unknown_);
+    if (id < kNumSpecials || id >= size()) continue;
+    pieces.push_back(vocabulary_.token(id));
   }
-  return backend_->decode(spm_ids);
+  // SentencePiece keeps the word marks of pieces it does not know; transformers then turns every
+  // mark into a space and strips the ends.
+  std::string text = backend_->decode_pieces(pieces);
+  const std::string_view mark = "\xe2\x96\x81";  // U+2581
+  for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at)) {
+    text.replace(at, mark.size(), " ");
+  }
+  const std::size_t first = text.find_first_not_of(' ');
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(' ') - first + 1);
 }
 
 std::vector<std::string> MarianTokenizer::pieces(const std::vector<int64_t>& ids) const {

@@ -70,6 +70,12 @@ class LibraryBackend final : public SentencePieceBackend {
     return text;
   }
 
+  std::string decode_pieces(const std::vector<std::string>& pieces) const override {
+    std::string text;
+    processor_.Decode(pieces, &text).IgnoreError();
+    return text;
+  }
+
   std::string piece(int id) const override { return processor_.IdToPiece(id); }
   int size() const override { return processor_.GetPieceSize(); }
   std::vector<int> special_ids() const override {

@@ -37,6 +37,9 @@ class SentencePieceBackend {
                                          float alpha,
                                          uint32_t seed) const = 0;
   virtual std::string decode(const std::vector<int>& ids) const = 0;
+  // Text of pieces; a piece the model does not know passes through as its own text (▁ a space),
+  // as transformers' MarianTokenizer relies on when one vocabulary serves two models.
+  virtual std::string decode_pieces(const std::vector<std::string>& pieces) const = 0;
   virtual std::string piece(int id) const = 0;
   virtual int size() const = 0;
   // <PAD>, <SOS>, <EOS>, <UNK> ids of the loaded model.

@@ -289,10 +289,17 @@ TEST_F(Ctranslate2ExportTest, AMarianTokenisedRunAsksCtranslate2ForTheSourceEos)
   const auto size = tokenizers.source->size();
   Ctranslate2Options export_options;
   export_options.max_positions = 8;
-  const ExportReport report = write_ctranslate2(*make_model(options, size, size), tokenizers,
-                                                text_options, scratch_.file("out"), export_options);
+  const auto model = make_model(options, size, size);
+  const ExportReport report =
+      write_ctranslate2(*model, tokenizers, text_options, scratch_.file("out"), export_options);
   const auto config = nlohmann::json::parse(testing::read_file(scratch_.file("out/config.json")));
   EXPECT_EQ(config["add_source_eos"], true);
+  // <PAD> and <SOS> copy Marian's pad row: their bias keeps CTranslate2 from choosing them.
+  const auto& bias = read_exported(scratch_.file("out")).variable("decoder/projection/bias");
+  EXPECT_EQ(bias.f32(text::kPadId), -10000.0f);
+  EXPECT_EQ(bias.f32(text::kSosId), -10000.0f);
+  const at::Tensor trained = model->output_bias().detach();
+  EXPECT_EQ(bias.f32(text::kEosId), trained[text::kEosId].item<float>());
   EXPECT_EQ(report.files,
             (std::vector<std::string>{"model.bin", "config.json", "shared_vocabulary.json",
                                       "marian.src.spm", "marian.src.vocab", "marian.tgt.spm",

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # nmt export --format ctranslate2, checked by CTranslate2 itself (tests/export/round_trip.py) on
-# four runs of the sample corpus that cover every exportable kind of model:
+# five runs of the sample corpus that cover every exportable kind of model:
 #
 #   quickstart  configs/quickstart.json as it is: word vocabularies, pre-norm, separate embeddings
 #   post-tied   post-norm, one shared word vocabulary, shared + tied + scaled embeddings (30 steps)
 #   spm-pre     SentencePiece, separate vocabularies, pre-norm, tied + scaled embeddings (30 steps)
 #   spm-post    SentencePiece, one shared vocabulary, post-norm, shared embeddings (30 steps)
+#   spm-marian  Marian's options: post-norm, swish, split sinusoids, shared + tied + scaled (30 steps)
+# (post-tied uses gelu, spm-pre a 3-layer encoder and a 1-layer decoder).
 #
 # For each: model.bin is what CTranslate2's own writer makes of the same arrays, CTranslate2's
 # fp32 greedy translation of every test sentence is nmt's, and its per-token log-probabilities are

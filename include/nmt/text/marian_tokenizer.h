@@ -13,7 +13,6 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "nmt/text/tokenizer.h"
@@ -39,8 +38,8 @@ class MarianTokenizer final : public Tokenizer {
 
   // Source side: the pieces' ids, then <EOS>. Target side: the pieces' ids alone.
   std::vector<int64_t> encode(std::string_view cleaned) const override;
-  // The pieces detokenised by the SentencePiece model, as Marian's tokenizer decodes; specials are
-  // dropped.
+  // The pieces detokenised by the SentencePiece model, as Marian's tokenizer decodes; specials
+  // (<UNK> too, as transformers' skip_special_tokens) are dropped.
   std::string decode(const std::vector<int64_t>& ids) const override;
   std::string render(const std::vector<int64_t>& ids) const override { return decode(ids); }
   std::vector<std::string> pieces(const std::vector<int64_t>& ids) const override;
@@ -64,8 +63,6 @@ class MarianTokenizer final : public Tokenizer {
   std::string serialized_;
   Vocab vocabulary_;
   Side side_;
-  std::unordered_map<std::string, int> spm_ids_;  // piece -> the SentencePiece model's id
-  int spm_unknown_ = 0;                           // that model's <unk> id
 };
 
 }  // namespace nmt::text
