@@ -295,7 +295,8 @@ TEST_F(Ctranslate2ExportTest, AMarianTokenisedRunAsksCtranslate2ForTheSourceEos)
   const auto config = nlohmann::json::parse(testing::read_file(scratch_.file("out/config.json")));
   EXPECT_EQ(config["add_source_eos"], true);
   // <PAD> and <SOS> copy Marian's pad row: their bias keeps CTranslate2 from choosing them.
-  const auto& bias = read_exported(scratch_.file("out")).variable("decoder/projection/bias");
+  const auto exported = read_exported(scratch_.file("out"));
+  const auto& bias = exported.variable("decoder/projection/bias");
   EXPECT_EQ(bias.f32(text::kPadId), -10000.0f);
   EXPECT_EQ(bias.f32(text::kSosId), -10000.0f);
   const at::Tensor trained = model->output_bias().detach();
