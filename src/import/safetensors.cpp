@@ -1,12 +1,6 @@
 #include "nmt/import/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -16,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "mapped_file.h"
 #include "nmt/error.h"
 #include "safetensors_format.h"
 
@@ -56,31 +51,6 @@ uint64_t load_u64(const unsigned char* in) {
   uint64_t value = 0;
   for (int i = 7; i >= 0; --i) value = (value << 8) | in[i];
   return value;
-}
-
-uint32_t load_u32(const unsigned char* in) {
-  return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
-}
-
-uint16_t load_u16(const unsigned char* in) { return static_cast<uint16_t>(in[0] | in[1] << 8); }
-
-float bits_to_float(uint32_t bits) {
-  float value = 0;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-// IEEE 754 binary16 to binary32, exactly (every half is a float).
-float half_to_float(uint16_t half) {
-  const uint32_t sign = uint32_t{half & 0x8000u} << 16;
-  const uint32_t exponent = (half >> 10) & 0x1Fu;
-  const uint32_t mantissa = half & 0x3FFu;
-  if (exponent == 0) {  // zero or subnormal: mantissa × 2^-24
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign != 0 ? -magnitude : magnitude;
-  }
-  if (exponent == 0x1F) return bits_to_float(sign | 0x7F800000u | mantissa << 13);  // inf, NaN
-  return bits_to_float(sign | (exponent + 127 - 15) << 23 | mantissa << 13);
 }
 
 // Follows nlohmann's parse callback through the header: a key given twice in one object (which
@@ -297,43 +267,10 @@ void check_layout(const std::vector<TensorInfo>& tensors,
 
 }  // namespace
 
-// The file's pages, unmapped on destruction. An empty file has no mapping (mmap refuses length 0).
-class SafetensorsFile::Mapping {
+// The mapping of an opened file (mapped_file.h), under the name the header declares.
+class SafetensorsFile::Mapping : public detail::MappedFile {
  public:
-  explicit Mapping(const std::string& path) {
-    struct Descriptor {
-      int fd;
-      ~Descriptor() {
-        if (fd >= 0) ::close(fd);
-      }
-    };
-    const Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (file.fd < 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
-    struct stat status {};
-    if (::fstat(file.fd, &status) != 0) {
-      throw Error("cannot read " + path + ": " + std::strerror(errno));
-    }
-    if (!S_ISREG(status.st_mode)) throw Error("cannot read " + path + ": not a regular file");
-    size_ = static_cast<std::size_t>(status.st_size);
-    if (size_ == 0) return;
-    address_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd, 0);
-    if (address_ == MAP_FAILED) {
-      address_ = nullptr;
-      throw Error("cannot map " + path + ": " + std::strerror(errno));
-    }
-  }
-  ~Mapping() {
-    if (address_ != nullptr) ::munmap(address_, size_);
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-
-  const char* data() const { return static_cast<const char*>(address_); }
-  std::size_t size() const { return size_; }
-
- private:
-  void* address_ = nullptr;
-  std::size_t size_ = 0;
+  using MappedFile::MappedFile;
 };
 
 SafetensorsFile::SafetensorsFile() = default;
@@ -415,25 +352,7 @@ std::string_view SafetensorsFile::bytes(const TensorInfo& tensor) const {
 }
 
 std::vector<float> SafetensorsFile::to_float(const TensorInfo& tensor) const {
-  const Dtype dtype = tensor.dtype;
-  if (dtype != Dtype::kF32 && dtype != Dtype::kF16 && dtype != Dtype::kBF16) {
-    fail(source_, "tensor " + quote(tensor.name) + " is " + std::string(dtype_name(dtype)) +
-                      ", expected F32, F16 or BF16 to read as floats");
-  }
-  const std::string_view raw = bytes(tensor);
-  const auto* in = reinterpret_cast<const unsigned char*>(raw.data());
-  std::vector<float> values(raw.size() / dtype_size(dtype));
-  // One loop per dtype, so that a 300 MB tensor's loop has no branch to take per element.
-  if (dtype == Dtype::kF32) {
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = bits_to_float(load_u32(in + 4 * i));
-  } else if (dtype == Dtype::kF16) {
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = half_to_float(load_u16(in + 2 * i));
-  } else {  // BF16: the upper half of an F32
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      values[i] = bits_to_float(uint32_t{load_u16(in + 2 * i)} << 16);
-    }
-  }
-  return values;
+  return detail::tensor_floats(source_, tensor, bytes(tensor));
 }
 
 }  // namespace nmt::import

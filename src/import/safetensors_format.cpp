@@ -1,6 +1,10 @@
 #include "safetensors_format.h"
 
+#include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "nmt/error.h"
 
 namespace nmt::import {
 namespace {
@@ -23,6 +27,32 @@ constexpr DtypeSpec kDtypes[] = {
 };
 
 const DtypeSpec& spec(Dtype dtype) { return kDtypes[static_cast<std::size_t>(dtype)]; }
+
+
+float bits_to_float(uint32_t bits) {
+  float value = 0;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// IEEE 754 binary16 to binary32, exactly (every half is a float).
+float half_to_float(uint16_t half) {
+  const uint32_t sign = uint32_t{half & 0x8000u} << 16;
+  const uint32_t exponent = (half >> 10) & 0x1Fu;
+  const uint32_t mantissa = half & 0x3FFu;
+  if (exponent == 0) {  // zero or subnormal: mantissa × 2^-24
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign != 0 ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1F) return bits_to_float(sign | 0x7F800000u | mantissa << 13);  // inf, NaN
+  return bits_to_float(sign | (exponent + 127 - 15) << 23 | mantissa << 13);
+}
+
+uint16_t load_u16(const unsigned char* in) { return static_cast<uint16_t>(in[0] | in[1] << 8); }
+
+uint32_t load_u32(const unsigned char* in) {
+  return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
+}
 
 }  // namespace
 
@@ -91,6 +121,30 @@ ByteCount count_bytes(Dtype dtype, const std::vector<int64_t>& shape) {
                    std::to_string(std::numeric_limits<uint64_t>::max()) + " bytes"};
   }
   return {bytes, ""};
+}
+
+std::vector<float> tensor_floats(const std::string& source,
+                                 const TensorInfo& tensor,
+                                 std::string_view raw) {
+  const Dtype dtype = tensor.dtype;
+  if (dtype != Dtype::kF32 && dtype != Dtype::kF16 && dtype != Dtype::kBF16) {
+    throw ConfigError(source + ": tensor " + quote(tensor.name) + " is " +
+                      std::string(dtype_name(dtype)) +
+                      ", expected F32, F16 or BF16 to read as floats");
+  }
+  const auto* in = reinterpret_cast<const unsigned char*>(raw.data());
+  std::vector<float> values(raw.size() / dtype_size(dtype));
+  // One loop per dtype, so that a 300 MB tensor's loop has no branch to take per element.
+  if (dtype == Dtype::kF32) {
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = bits_to_float(load_u32(in + 4 * i));
+  } else if (dtype == Dtype::kF16) {
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = half_to_float(load_u16(in + 2 * i));
+  } else {  // BF16: the upper half of an F32
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      values[i] = bits_to_float(uint32_t{load_u16(in + 2 * i)} << 16);
+    }
+  }
+  return values;
 }
 
 }  // namespace detail

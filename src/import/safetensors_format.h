@@ -42,4 +42,11 @@ struct ByteCount {
 // more than 9223372036854775807 elements", "F64 [...] needs more than 18446744073709551615 bytes".
 ByteCount count_bytes(Dtype dtype, const std::vector<int64_t>& shape);
 
+// The values of tensor, whose little-endian bytes in C order are raw, as floats: F32, F16 (IEEE
+// half, exactly: subnormals, infinities and NaN kept) or BF16. For any other dtype throws
+// ConfigError "<source>: tensor "<name>" is I64, expected F32, F16 or BF16 to read as floats".
+std::vector<float> tensor_floats(const std::string& source,
+                                 const TensorInfo& tensor,
+                                 std::string_view raw);
+
 }  // namespace nmt::import::detail

@@ -1,0 +1,42 @@
+#include "mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "nmt/error.h"
+
+namespace nmt::import::detail {
+
+MappedFile::MappedFile(const std::string& path) {
+  struct Descriptor {
+    int fd;
+    ~Descriptor() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  const Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  struct stat status {};
+  if (::fstat(file.fd, &status) != 0) {
+    throw Error("cannot read " + path + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(status.st_mode)) throw Error("cannot read " + path + ": not a regular file");
+  size_ = static_cast<std::size_t>(status.st_size);
+  if (size_ == 0) return;
+  address_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  if (address_ == MAP_FAILED) {
+    address_ = nullptr;
+    throw Error("cannot map " + path + ": " + std::strerror(errno));
+  }
+}
+
+MappedFile::~MappedFile() {
+  if (address_ != nullptr) ::munmap(address_, size_);
+}
+
+}  // namespace nmt::import::detail

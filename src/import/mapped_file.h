@@ -1,0 +1,31 @@
+// A whole file mapped read-only into memory, for the Torch-free readers of model files
+// (safetensors.cpp, pytorch_checkpoint.cpp): a 300 MB model is read in place, not copied. Private
+// to src/import/.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace nmt::import::detail {
+
+// The file's pages, unmapped on destruction. An empty file has no mapping (mmap refuses length
+// 0): data() is null and size() 0. The file must not be truncated while it is mapped: reading a
+// page that is gone raises SIGBUS, as with any mapping.
+class MappedFile {
+ public:
+  // Throws nmt::Error "cannot open|read|map <path>: <reason>" when path cannot be opened, is not
+  // a regular file or cannot be mapped.
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const char* data() const { return static_cast<const char*>(address_); }
+  std::size_t size() const { return size_; }
+
+ private:
+  void* address_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace nmt::import::detail
