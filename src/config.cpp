@@ -60,6 +60,8 @@ const Choices<decode::Precision> kDecodePrecisions = {{"auto", decode::Precision
 const Choices<decode::Strategy> kStrategies = {{"greedy", decode::Strategy::kGreedy},
                                                {"sample", decode::Strategy::kSample},
                                                {"beam", decode::Strategy::kBeam}};
+const Choices<decode::BeamStop> kBeamStops = {{"first", decode::BeamStop::kFirst},
+                                              {"best", decode::BeamStop::kBest}};
 
 template <class E>
 const char* name_of(const Choices<E>& choices, E value) {
@@ -438,6 +440,7 @@ void config_fields(Fields& f, Config& c) {
   f("strategy", c.decode.strategy, kStrategies);
   f("beam_size", c.decode.beam_size, IntKind::kPositive);
   f("length_penalty", c.decode.length_penalty);
+  f("beam_stop", c.decode.beam_stop, kBeamStops);
   f("n_best", c.decode.n_best, IntKind::kPositive);
   f("max_len", c.decode.max_len, IntKind::kNonNegative);
   f("temperature", c.decode.temperature);
@@ -448,6 +451,7 @@ void config_fields(Fields& f, Config& c) {
   f("translators", c.decode.translators, IntKind::kNonNegative);
   f("threads", c.decode.threads, IntKind::kPositive);
   f("precision", c.decode.precision, kDecodePrecisions);
+  f("target_lang", c.decode.target_lang);
 
   f.section("serve");
   f("host", c.serve.host);

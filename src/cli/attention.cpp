@@ -70,6 +70,7 @@ Command add_attention(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--layer", args->layer, "txt: layer to show (default: the last)");
   add_decode_flags(*flags);
+  add_target_language_flag(*flags);
   add_runtime_flags(*flags);
   command->footer(
       "Examples:\n"

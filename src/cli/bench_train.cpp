@@ -26,7 +26,9 @@ Command add_bench_train(CLI::App& bench) {
       "report\n"
       "real target and source tokens/s, sentences/s, ms per step by phase, padding, peak memory "
       "and\n"
-      "model FLOPs utilisation against a GEMM peak measured on the same device. Writes nothing.");
+      "model FLOPs utilisation against a GEMM peak measured on the same device. Writes nothing.\n"
+      "A configuration with train.init_from measures fine-tuning that run: its vocabularies,\n"
+      "model settings and weights, as `nmt train --init-from` would train them.");
   auto args = std::make_shared<BenchTrainArgs>();
   auto flags = std::make_shared<ConfigFlags>(*command);
   command->add_option("-c,--config", args->config_path, "JSON configuration file")

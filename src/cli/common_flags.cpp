@@ -14,6 +14,11 @@ void add_decode_flags(ConfigFlags& flags) {
                      "Hypotheses kept per sentence by beam search");
   flags.add<double>("--length-penalty", "decode.length_penalty",
                     "Beam: rank by logprob / length^penalty (0 = raw logprob)");
+  flags.add<std::string>("--beam-stop", "decode.beam_stop",
+                         "Beam: first = done when beam-size hypotheses ended (fairseq, "
+                         "CTranslate2); best = while an open beam can still beat them "
+                         "(transformers' generate)")
+      ->check(CLI::IsMember({"first", "best"}));
   flags.add<int64_t>("--n-best", "decode.n_best", "Beam: hypotheses returned per sentence");
   flags.add<double>("--temperature", "decode.temperature", "Sampling: divide logits by this");
   flags.add<int64_t>("--top-k", "decode.top_k",
@@ -30,6 +35,12 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<std::string>(
       "--precision", "decode.precision",
       "Matrix products in fp32, bf16 or int8; auto: int8 on CPUs with AVX512-VNNI");
+}
+
+void add_target_language_flag(ConfigFlags& flags) {
+  flags.add<std::string>("--target-lang", "decode.target_lang",
+                         "Multi-target models: the output language, e.g. spa for >>spa<< (an "
+                         "unknown one is refused with the model's list)");
 }
 
 void add_model_options(CLI::App& command, run::RunRequest& request) {

@@ -9,9 +9,14 @@ namespace nmt::cli {
 // --device, --threads (train.device, train.threads: where any model runs).
 void add_runtime_flags(ConfigFlags& flags);
 
-// --strategy, --beam-size, --length-penalty, --n-best, --temperature, --top-k, --top-p, --seed,
-// --max-len, --batch-size (the decode section).
+// --strategy, --beam-size, --beam-stop, --length-penalty, --n-best, --temperature, --top-k,
+// --top-p, --seed, --max-len, --batch-size, --translators, --decode-threads, --precision (the
+// decode section).
 void add_decode_flags(ConfigFlags& flags);
+
+// --target-lang (decode.target_lang: a multi-target model's output language). Not serve's, whose
+// --target-lang names the run's language code and whose requests choose their own.
+void add_target_language_flag(ConfigFlags& flags);
 
 // --model RUN and --checkpoint NAME.
 void add_model_options(CLI::App& command, run::RunRequest& request);

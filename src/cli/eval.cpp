@@ -63,6 +63,7 @@ Command add_eval(CLI::App& app) {
       "Score hypotheses and references after the notebook's cleaning (lowercase, punctuation\n"
       "split), so that subword and word models are compared on equal terms");
   add_decode_flags(*flags);
+  add_target_language_flag(*flags);
   add_runtime_flags(*flags);
   command->footer(
       "Examples:\n"

@@ -54,6 +54,7 @@ Command add_translate(CLI::App& app) {
   command->add_flag("--scores", args->show_scores,
                     "Print the log-probability before each translation");
   add_decode_flags(*flags);
+  add_target_language_flag(*flags);
   add_runtime_flags(*flags);
   command->footer(
       "Examples:\n"

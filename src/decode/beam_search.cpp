@@ -20,18 +20,50 @@ struct Beam {
   int64_t row = 0;  // state row it extends
 };
 
+// An ended hypothesis and the normalised score it ranks by.
+struct Ended {
+  Hypothesis hypothesis;
+  double rank = 0.0;
+};
+
 // One source sentence while its beams are alive; its K beams occupy K consecutive state rows.
 struct Sentence {
   std::size_t index = 0;
   int64_t limit = 0;
-  std::vector<Beam> beams;
-  std::vector<Hypothesis> finished;
+  std::vector<Beam> beams;  // best first
+  std::vector<Ended> ended;
 };
 
-double normalized(const Hypothesis& hypothesis, double length_penalty) {
-  const auto length = static_cast<double>(hypothesis.ids.size() + (hypothesis.is_finished ? 1 : 0));
-  return hypothesis.score / std::pow(std::max(length, 1.0), length_penalty);
-}
+struct BeamRule {
+  int64_t beam_size = 0;
+  double length_penalty = 0.0;
+  BeamStop stop = BeamStop::kFirst;
+
+  double normalized(double score, std::size_t length) const {
+    return score / std::pow(std::max(static_cast<double>(length), 1.0), length_penalty);
+  }
+
+  // kBest keeps only the beam_size best ended hypotheses; kFirst keeps every one.
+  void end(Sentence& sentence, Hypothesis hypothesis, std::size_t length) const {
+    const double rank = normalized(hypothesis.score, length);
+    sentence.ended.push_back({std::move(hypothesis), rank});
+    if (stop == BeamStop::kBest && static_cast<int64_t>(sentence.ended.size()) > beam_size) {
+      const auto worst = std::min_element(
+          sentence.ended.begin(), sentence.ended.end(),
+          [](const Ended& a, const Ended& b) { return a.rank < b.rank; });
+      sentence.ended.erase(worst);
+    }
+  }
+
+  // kBest: whether the best open beam, at its present length, could still displace an ended one.
+  bool can_improve(const Sentence& sentence) const {
+    if (static_cast<int64_t>(sentence.ended.size()) < beam_size) return true;
+    double worst = std::numeric_limits<double>::infinity();
+    for (const Ended& ended : sentence.ended) worst = std::min(worst, ended.rank);
+    const Beam& best = sentence.beams.front();
+    return normalized(best.score, best.ids.size()) > worst;
+  }
+};
 
 // Advances one sentence by one step from its candidates (best first); returns true when it is done.
 bool advance(Sentence& sentence,
@@ -39,8 +71,9 @@ bool advance(Sentence& sentence,
              const int64_t* indices,
              int64_t candidates,
              int64_t vocab,
-             int64_t beam_size,
+             const BeamRule& rule,
              int64_t step) {
+  const int64_t beam_size = rule.beam_size;
   std::vector<Beam> next;
   for (int64_t j = 0; j < candidates; ++j) {
     if (scores[j] == kImpossible) break;
@@ -48,7 +81,7 @@ bool advance(Sentence& sentence,
     const int64_t token = indices[j] % vocab;
     if (token == text::kEosId) {
       // As in fairseq, only an <EOS> ranked among the best beam_size candidates ends a hypothesis.
-      if (j < beam_size) sentence.finished.push_back({from.ids, scores[j], true});
+      if (j < beam_size) rule.end(sentence, {from.ids, scores[j], true}, from.ids.size() + 1);
       continue;
     }
     if (static_cast<int64_t>(next.size()) < beam_size) {
@@ -58,14 +91,23 @@ bool advance(Sentence& sentence,
     }
   }
   sentence.beams = std::move(next);
-  const bool is_full = static_cast<int64_t>(sentence.finished.size()) >= beam_size;
   const bool is_at_limit = step + 1 >= sentence.limit;
-  if (!is_full && (is_at_limit || sentence.beams.empty())) {
+  if (rule.stop == BeamStop::kFirst) {
+    const bool is_full = static_cast<int64_t>(sentence.ended.size()) >= beam_size;
+    if (!is_full && (is_at_limit || sentence.beams.empty())) {
+      for (const Beam& beam : sentence.beams)
+        rule.end(sentence, {beam.ids, beam.score, false}, beam.ids.size());
+      return true;
+    }
+    return is_full;
+  }
+  if (sentence.beams.empty() || !rule.can_improve(sentence)) return true;
+  if (is_at_limit) {
     for (const Beam& beam : sentence.beams)
-      sentence.finished.push_back({beam.ids, beam.score, false});
+      rule.end(sentence, {beam.ids, beam.score, false}, beam.ids.size() + 1);
     return true;
   }
-  return is_full;
+  return false;
 }
 
 // The best 2k continuations of each live sentence: scores and flat indices (beam * V + token)
@@ -113,14 +155,15 @@ Candidates top_candidates(const at::Tensor& logits, const std::vector<Sentence>&
 }
 
 // A finished sentence's n_best hypotheses, best first by normalised score.
-std::vector<Hypothesis> best_finished(Sentence& sentence, double length_penalty, int64_t n_best) {
-  std::stable_sort(sentence.finished.begin(), sentence.finished.end(),
-                   [length_penalty](const Hypothesis& a, const Hypothesis& b) {
-                     return normalized(a, length_penalty) > normalized(b, length_penalty);
-                   });
-  sentence.finished.resize(
-      std::min<std::size_t>(sentence.finished.size(), static_cast<std::size_t>(n_best)));
-  return std::move(sentence.finished);
+std::vector<Hypothesis> best_ended(Sentence& sentence, int64_t n_best) {
+  std::stable_sort(sentence.ended.begin(), sentence.ended.end(),
+                   [](const Ended& a, const Ended& b) { return a.rank > b.rank; });
+  std::vector<Hypothesis> best;
+  for (Ended& ended : sentence.ended) {
+    if (static_cast<int64_t>(best.size()) == n_best) break;
+    best.push_back(std::move(ended.hypothesis));
+  }
+  return best;
 }
 
 // Sentences that go on to the next step, and the state rows and last tokens of their beams.
@@ -132,13 +175,22 @@ struct NextStep {
 
 }  // namespace
 
-BeamSearch::BeamSearch(int64_t beam_size, double length_penalty, int64_t n_best, int64_t max_len)
-    : beam_size_(beam_size), length_penalty_(length_penalty), n_best_(n_best), max_len_(max_len) {}
+BeamSearch::BeamSearch(int64_t beam_size,
+                       double length_penalty,
+                       int64_t n_best,
+                       int64_t max_len,
+                       BeamStop stop)
+    : beam_size_(beam_size),
+      length_penalty_(length_penalty),
+      n_best_(n_best),
+      max_len_(max_len),
+      stop_(stop) {}
 
 std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model,
                                                         const at::Tensor& source,
                                                         const std::vector<int64_t>& lengths) const {
   const int64_t k = beam_size_;
+  const BeamRule rule{k, length_penalty_, stop_};
   const auto device = source.device();
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(device);
   std::vector<Sentence> live;
@@ -166,8 +218,8 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model,
       }
       const std::size_t first = s * static_cast<std::size_t>(candidates.count);
       if (advance(sentence, candidates.scores.data() + first, candidates.indices.data() + first,
-                  candidates.count, candidates.vocab, k, step)) {
-        results[sentence.index] = best_finished(sentence, length_penalty_, n_best_);
+                  candidates.count, candidates.vocab, rule, step)) {
+        results[sentence.index] = best_ended(sentence, n_best_);
         continue;
       }
       while (static_cast<int64_t>(sentence.beams.size()) < k) {  // vocabularies smaller than k

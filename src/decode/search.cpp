@@ -43,7 +43,7 @@ std::unique_ptr<SearchStrategy> make_search(const SearchOptions& options) {
                                               options.seed, options.max_len);
     case Strategy::kBeam:
       return std::make_unique<BeamSearch>(options.beam_size, options.length_penalty, options.n_best,
-                                          options.max_len);
+                                          options.max_len, options.beam_stop);
   }
   return nullptr;
 }

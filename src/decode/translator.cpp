@@ -17,6 +17,7 @@
 #include "nmt/decode/ensemble_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/error.h"
+#include "nmt/text/marian_tokenizer.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::decode {
@@ -171,6 +172,9 @@ model::WeightForm decoding_form(Precision precision, const c10::Device& device) 
 TranslationReport Translator::translate_cleaned(const std::vector<std::string>& cleaned,
                                                 const SearchOptions& options) {
   const auto search = make_search(options);
+  const std::string tag = options.target_lang.empty()
+                              ? ""
+                              : text::language_tag(*tokenizers_.source, options.target_lang) + " ";
   c10::InferenceMode inference;
   const model::WeightForm weight_form = decoding_form(options.precision, device_);
   std::shared_lock<std::shared_mutex> decoding(prepare_mutex_);
@@ -188,7 +192,7 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
   std::vector<std::size_t> order;
   int64_t longest = 1;
   for (std::size_t i = 0; i < cleaned.size(); ++i) {
-    encoded[i] = tokenizers_.source->encode(cleaned[i]);
+    encoded[i] = tokenizers_.source->encode(cleaned[i].empty() ? cleaned[i] : tag + cleaned[i]);
     if (static_cast<int64_t>(encoded[i].size()) > kMaxInputTokens) {
       encoded[i].resize(kMaxInputTokens);
       ++report.truncated_inputs;

@@ -239,12 +239,25 @@ std::vector<int64_t> read_forced_eos(const Fields& fields, int64_t limit) {
   return ids;
 }
 
+// early_stopping: true, false or "never", transformers' three rules for ending a beam search.
+bool read_early_stopping(const Fields& fields, std::vector<std::string>& notes) {
+  const json* value = fields.present("early_stopping");
+  if (value != nullptr && value->is_string() && value->get<std::string>() == "never") {
+    notes.push_back(fields.source() +
+                    ": early_stopping is \"never\"; nmt's beam search stops as generate() does "
+                    "with false (decode.beam_stop \"best\")");
+    return false;
+  }
+  return fields.boolean_or("early_stopping", false);
+}
+
 MarianGeneration read_generation(const Fields& fields, const MarianIds& ids) {
   MarianGeneration generation;
   generation.source = fields.source();
   generation.num_beams = fields.integer_or("num_beams", 1, 1, kMaxBeams);
   generation.max_length = fields.integer_or("max_length", 20, 1, kMaxLength);
   generation.length_penalty = fields.number_or("length_penalty", 1.0);
+  generation.early_stopping = read_early_stopping(fields, generation.notes);
   generation.bad_words_ids = read_bad_words(fields, ids.decoder_vocab_size);
   generation.forced_eos_token_ids = read_forced_eos(fields, ids.decoder_vocab_size);
   return generation;
@@ -278,7 +291,7 @@ MarianWeights locate_weights(const std::string& dir) {
   if (weights.safetensors_path.empty() && weights.pytorch_bin_path.empty()) {
     fail(dir, "no weights: neither model.safetensors nor pytorch_model.bin exists");
   }
-  if (weights.needs_conversion()) weights.conversion_command = marian_conversion_command(dir);
+  if (weights.is_pytorch_bin_only()) weights.conversion_command = marian_conversion_command(dir);
   return weights;
 }
 
@@ -427,6 +440,8 @@ MarianDirectory read_marian_directory(const std::string& dir) {
   if (const auto text = read_optional(generation_path, kMaxConfigBytes)) {
     result.generation = parse_marian_generation_config(*text, generation_path, result.config.ids);
   }
+  result.notes.insert(result.notes.end(), result.generation.notes.begin(),
+                      result.generation.notes.end());
   const std::string tokenizer_path = join(dir, "tokenizer_config.json");
   if (const auto text = read_optional(tokenizer_path, kMaxConfigBytes)) {
     result.tokenizer = parse_marian_tokenizer_config(*text, tokenizer_path);

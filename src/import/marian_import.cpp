@@ -2,19 +2,23 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <variant>
 
 #include "nmt/config.h"
 #include "nmt/error.h"
 #include "nmt/import/marian_directory.h"
 #include "nmt/import/marian_vocabulary.h"
+#include "nmt/import/pytorch_checkpoint.h"
 #include "nmt/import/safetensors.h"
 #include "nmt/io.h"
 #include "nmt/model/transformer.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run_dir.h"
 #include "nmt/text/marian_tokenizer.h"
+#include "nmt/text/vocab.h"
 #include "nmt/train/checkpoint.h"
 
 namespace nmt::import {
@@ -28,22 +32,24 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
-// The weights file's tensors as float tensors of the shapes nmt's model needs.
+// The weights file's tensors (model.safetensors, else pytorch_model.bin) as float tensors of the
+// shapes nmt's model needs.
 class MarianTensors {
  public:
-  explicit MarianTensors(const std::string& path) : file_(SafetensorsFile::open(path)) {}
+  explicit MarianTensors(const MarianWeights& weights) : file_(open(weights)) {}
 
-  bool has(const std::string& name) const { return file_.find(name) != nullptr; }
+  bool has(const std::string& name) const { return find(name) != nullptr; }
 
   at::Tensor get(const std::string& name, const std::vector<int64_t>& shape) const {
-    const TensorInfo* info = file_.find(name);
-    if (info == nullptr) throw ConfigError(file_.source() + ": tensor \"" + name + "\" is missing");
+    const TensorInfo* info = find(name);
+    if (info == nullptr) throw ConfigError(source() + ": tensor \"" + name + "\" is missing");
     if (info->shape != shape) {
-      throw ConfigError(file_.source() + ": tensor \"" + name + "\" has shape " +
+      throw ConfigError(source() + ": tensor \"" + name + "\" has shape " +
                         shape_text(info->shape) + ", but config.json makes it " +
                         shape_text(shape));
     }
-    std::vector<float> values = file_.to_float(*info);
+    std::vector<float> values =
+        std::visit([info](const auto& file) { return file.to_float(*info); }, file_);
     return at::from_blob(values.data(), shape, at::kFloat).clone();
   }
 
@@ -56,10 +62,30 @@ class MarianTensors {
     return shape.front() == 1 ? table[0].index_select(0, index) : table.index_select(0, index);
   }
 
-  const std::string& source() const { return file_.source(); }
+  const std::string& source() const {
+    return std::visit([](const auto& file) -> const std::string& { return file.source(); }, file_);
+  }
 
  private:
-  SafetensorsFile file_;
+  using File = std::variant<SafetensorsFile, PytorchCheckpoint>;
+
+  static File open(const MarianWeights& weights) {
+    if (!weights.is_pytorch_bin_only()) return SafetensorsFile::open(weights.safetensors_path);
+    try {
+      return PytorchCheckpoint::open(weights.pytorch_bin_path);
+    } catch (const ConfigError& error) {
+      throw ConfigError(std::string(error.what()) +
+                        "\nIf transformers loads it, this writes model.safetensors, which nmt "
+                        "reads:\n  " +
+                        weights.conversion_command);
+    }
+  }
+
+  const TensorInfo* find(const std::string& name) const {
+    return std::visit([&name](const auto& file) { return file.find(name); }, file_);
+  }
+
+  File file_;
 };
 
 // Copies value into the model's parameter `name`; the shapes were checked by MarianTensors.
@@ -164,9 +190,14 @@ void assign_vocabulary_rows(model::Transformer& model,
            tensors.rows("model.decoder.embed_tokens.weight", {target_rows, d}, target));
   }
   // transformers counts a missing final_logits_bias as zeros.
-  const at::Tensor bias = tensors.has("final_logits_bias")
-                              ? tensors.rows("final_logits_bias", {1, target_rows}, target)
-                              : at::zeros({static_cast<int64_t>(target.marian_rows.size())});
+  at::Tensor bias = tensors.has("final_logits_bias")
+                        ? tensors.rows("final_logits_bias", {1, target_rows}, target)
+                        : at::zeros({static_cast<int64_t>(target.marian_rows.size())});
+  if (target.marian_rows[text::kPadId] == target.marian_rows[text::kSosId]) {
+    // Marian's pad row is both <PAD> and <SOS> here: each copy takes half its probability, so
+    // that the softmax's normaliser, and every other token's log-probability, is transformers'.
+    bias.narrow(0, text::kPadId, 2).sub_(std::log(2.0));
+  }
   if (options.tie_embeddings) {
     assign(model, "output_bias", bias);
   } else {
@@ -187,6 +218,8 @@ Config run_config(const MarianDirectory& directory, bool is_shared_vocabulary) {
       generation.num_beams > 1 ? decode::Strategy::kBeam : decode::Strategy::kGreedy;
   config.decode.beam_size = std::max<int64_t>(1, generation.num_beams);
   config.decode.length_penalty = generation.length_penalty;
+  config.decode.beam_stop =
+      generation.early_stopping ? decode::BeamStop::kFirst : decode::BeamStop::kBest;
   config.validate();
   return config;
 }
@@ -212,12 +245,6 @@ void check_out(const std::string& out) {
 MarianImportReport import_marian(const MarianImportRequest& request) {
   check_out(request.out);
   const MarianDirectory directory = read_marian_directory(request.dir);
-  if (directory.weights.needs_conversion()) {
-    throw ConfigError(directory.weights.pytorch_bin_path +
-                      ": nmt reads model.safetensors, which this directory lacks; write it from "
-                      "pytorch_model.bin with\n  " +
-                      directory.weights.conversion_command);
-  }
   const MarianIds& ids = directory.config.ids;
   const NmtVocabularyOrder source = nmt_vocabulary_order(directory.source_vocab, ids);
   MarianIds target_ids = ids;
@@ -228,7 +255,7 @@ MarianImportReport import_marian(const MarianImportRequest& request) {
 
   model::Transformer model(config.model, static_cast<int64_t>(source.pieces.size()),
                            static_cast<int64_t>(target.pieces.size()));
-  const MarianTensors tensors(directory.weights.safetensors_path);
+  const MarianTensors tensors(directory.weights);
   assign_vocabulary_rows(model, tensors, directory, source, target);
   assign_layers(model, tensors, config.model);
 

@@ -18,7 +18,9 @@
 #include "nmt/run/bench.h"
 #include "nmt/run/data_phase.h"
 #include "nmt/run/launch.h"
+#include "nmt/run/open_run.h"
 #include "nmt/run/training.h"
+#include "nmt/train/checkpoint.h"
 #include "nmt/train/trainer.h"
 
 namespace nmt::run {
@@ -208,13 +210,16 @@ void add_distribution(nlohmann::json& result,
 
 // The training data every rank measures on: rank 0 prepares it into its scratch directory, the
 // others read it from there.
+// A fine-tuning configuration (train.init_from) measures on the parent's vocabularies.
 PreparedData bench_data(const Config& config,
                         const ScratchDirectory& scratch,
                         train::Communicator* communicator) {
-  if (!communicator) return prepare_data(config, RunDir(scratch.path()));
+  const std::optional<RunDir> parent = parent_run(config);
+  const RunDir* vocabulary_source = parent ? &*parent : nullptr;
+  if (!communicator) return prepare_data(config, RunDir(scratch.path()), vocabulary_source);
   std::optional<PreparedData> prepared;
   const std::string directory = directory_from_leader(*communicator, "prepare the data", [&] {
-    prepared = prepare_data(config, RunDir(scratch.path()));
+    prepared = prepare_data(config, RunDir(scratch.path()), vocabulary_source);
     return scratch.path();
   });
   if (prepared) return std::move(*prepared);
@@ -264,7 +269,10 @@ std::vector<std::string> without_flag(const std::vector<std::string>& arguments,
 
 }  // namespace
 
-nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options) {
+nlohmann::json bench_train(const Config& requested, const BenchTrainOptions& options) {
+  const std::optional<RunDir> parent = parent_run(requested);
+  const Config config =
+      parent ? with_parent_model(requested, *parent, "--config") : requested;
   if (options.steps < 1) {
     throw ConfigError("--steps: expected a positive integer, got " + std::to_string(options.steps));
   }
@@ -287,6 +295,11 @@ nlohmann::json bench_train(const Config& config, const BenchTrainOptions& option
   torch::manual_seed(config.train.seed);
   const int64_t target_vocab = prepared.tokenizers.target->size();
   model::Transformer model(config.model, prepared.tokenizers.source->size(), target_vocab);
+  if (parent) {
+    const std::string weights = pick_checkpoint(*parent, "");
+    train::load_checkpoint(weights, model, nullptr, c10::kCPU, /*restore_rng=*/false);
+    spdlog::info("fine-tuning the weights of {}", weights);
+  }
   model->to(device);
   train::Trainer trainer(
       model,

@@ -2,13 +2,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
+#include "nmt/text/vocab.h"
 
 namespace nmt::run {
 namespace {
@@ -37,11 +40,55 @@ nlohmann::json read_json(const char* role, const data::ReadReport& read) {
             {"too_long", read.too_long}}}};
 }
 
+// Pieces of the training split a kept vocabulary (fine-tuning) spells as <UNK>, per side.
+struct UnknownPieces {
+  int64_t source = 0, source_total = 0, target = 0, target_total = 0;
+
+  static double share(int64_t unknown, int64_t total) {
+    return total == 0 ? 0.0 : static_cast<double>(unknown) / static_cast<double>(total);
+  }
+  nlohmann::json to_json() const {
+    return {{"source", share(source, source_total)}, {"target", share(target, target_total)}};
+  }
+};
+
+UnknownPieces count_unknown_pieces(const std::vector<data::SentencePair>& pairs,
+                                   const text::TokenizerPair& tokenizers) {
+  UnknownPieces counts;
+  const auto count = [](const std::vector<int64_t>& ids, int64_t& unknown, int64_t& total) {
+    unknown += std::count(ids.begin(), ids.end(), text::kUnkId);
+    total += static_cast<int64_t>(ids.size());
+  };
+  for (const data::SentencePair& pair : pairs) {
+    count(tokenizers.source->encode(pair.source), counts.source, counts.source_total);
+    count(tokenizers.target->encode(pair.target), counts.target, counts.target_total);
+  }
+  return counts;
+}
+
+// A share of <UNK> pieces above which a kept vocabulary is said to fit the corpus badly.
+constexpr double kUnknownShareWarning = 0.01;
+
+void log_unknown_pieces(const UnknownPieces& counts, const RunDir& vocabulary_source) {
+  const double source = UnknownPieces::share(counts.source, counts.source_total);
+  const double target = UnknownPieces::share(counts.target, counts.target_total);
+  const std::string text = fmt::format(
+      "the vocabularies of {} spell {:.2f}% of the training split's source pieces and {:.2f}% of "
+      "its target pieces as <UNK>",
+      vocabulary_source.path(), 100.0 * source, 100.0 * target);
+  if (std::max(source, target) > kUnknownShareWarning) {
+    spdlog::warn("{}: the model cannot read or write what they stand for", text);
+  } else {
+    spdlog::info("{}", text);
+  }
+}
+
 nlohmann::json report_json(const nlohmann::json& reads,
                            const data::Splits& splits,
-                           const text::TokenizerPair& tokenizers) {
+                           const text::TokenizerPair& tokenizers,
+                           const std::optional<UnknownPieces>& unknown) {
   const data::FilterReport& filter = splits.report;
-  return {
+  nlohmann::json report = {
       {"corpora", reads},
       {"dropped",
        {{"empty_after_cleaning", filter.empty},
@@ -57,6 +104,8 @@ nlohmann::json report_json(const nlohmann::json& reads,
         {"valid", splits.valid.size()},
         {"test", splits.test.size()}}},
       {"vocab", {{"source", tokenizers.source->size()}, {"target", tokenizers.target->size()}}}};
+  if (unknown) report["unknown_piece_share"] = unknown->to_json();
+  return report;
 }
 
 // " en -> es" when the language codes are set.
@@ -176,6 +225,11 @@ PreparedData prepare_data(const Config& config,
                     "no training pair left after cleaning, filtering and splitting");
   }
   log_splits(config, splits);
+  std::optional<UnknownPieces> unknown;
+  if (vocabulary_source) {
+    unknown = count_unknown_pieces(splits.train, prepared.tokenizers);
+    log_unknown_pieces(*unknown, *vocabulary_source);
+  }
   data::write_pairs(dir.split(Split::kTrain), splits.train);
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
@@ -186,7 +240,7 @@ PreparedData prepare_data(const Config& config,
 
   save_config(dir.config(), config);
   write_text_atomically(dir.prepare_report(),
-                        report_json(reads, splits, prepared.tokenizers).dump(2) + "\n");
+                        report_json(reads, splits, prepared.tokenizers, unknown).dump(2) + "\n");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("data ready in {} ({:.1f} s)", dir.path(), seconds);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "nmt/run/stop_signal.h"
 #include "nmt/serve/server.h"
 #include "nmt/text/clean.h"
+#include "nmt/text/marian_tokenizer.h"
 
 namespace nmt::run {
 namespace {
@@ -116,6 +118,15 @@ void serve(const ServeRequest& request, const ConfigOverrides& overrides) {
                  opened.ensemble_checkpoints.end());
   info.version = weights_version(weights);
   info.defaults = opened.config.decode;
+  for (const std::string& tag : text::language_tags(*opened.tokenizers.source)) {
+    info.target_languages.push_back(tag.substr(2, tag.size() - 4));  // ">>spa<<" -> "spa"
+  }
+  // A multi-target model: the run's language code (--target-lang), when it is one of its tags, is
+  // the output language of requests that choose none.
+  const auto& languages = info.target_languages;
+  if (std::find(languages.begin(), languages.end(), info.target_lang) != languages.end()) {
+    info.defaults.target_lang = info.target_lang;
+  }
   const std::string device = describe_device(opened.device);
   model = std::make_unique<ServedModel>(std::move(opened));
   server.set_model(info, [&model](const serve::Batch& batch) { return model->translate(batch); });

@@ -62,12 +62,6 @@ struct RunSetup {
   bool has_checkpoint = false;  // false: a run stopped before its first save starts over
 };
 
-// Fine-tuning (train.init_from): the run whose weights and vocabularies this one starts from.
-std::optional<RunDir> parent_run(const Config& config) {
-  if (config.train.init_from.empty()) return std::nullopt;
-  return resolve_run_dir(config.train.init_from, "--init-from");
-}
-
 // The data phase of a run whose config.json is written. A signal during it ends the process at
 // once: its files are written atomically and prepare.json last, so --resume starts it again.
 PreparedData run_data_phase(const Config& config, const RunDir& run, StopOnSignal& stop) {
@@ -116,21 +110,7 @@ RunSetup fresh_run(const TrainRequest& request, StopOnSignal& stop) {
       {}};
   const std::optional<RunDir> parent = parent_run(setup.config);
   if (parent) {
-    // Fine-tuning: the parent's vocabularies and model shape, so that its weights fit.
-    const Config parent_config = load_config(parent->config());
-    const text::TextOptions own_text = setup.config.text;
-    setup.config.text = parent_config.text;
-    // Subword sampling is how this run trains, not part of the vocabulary: the new run's own.
-    setup.config.text.sampling_nbest = own_text.sampling_nbest;
-    setup.config.text.sampling_alpha = own_text.sampling_alpha;
-    setup.config.text.bpe_dropout = own_text.bpe_dropout;
-    setup.config.model = parent_config.model;
-    try {
-      setup.config.validate();
-    } catch (const ConfigError& error) {
-      throw ConfigError(request.config_path + ": " + error.what() + " (text settings of " +
-                        parent->path() + ", the run --init-from names)");
-    }
+    setup.config = with_parent_model(setup.config, *parent, request.config_path);
     spdlog::info(
         "fine-tuning {}: its vocabularies and model settings replace the text (but subword "
         "sampling) and model sections of {}",
@@ -368,6 +348,31 @@ int exit_status(train::StopReason reason) {
       return 1;
   }
   return 1;
+}
+
+std::optional<RunDir> parent_run(const Config& config) {
+  if (config.train.init_from.empty()) return std::nullopt;
+  return resolve_run_dir(config.train.init_from, "--init-from");
+}
+
+Config with_parent_model(const Config& config,
+                         const RunDir& parent,
+                         const std::string& config_path) {
+  const Config parent_config = load_config(parent.config());
+  Config combined = config;
+  combined.text = parent_config.text;
+  // Subword sampling is how this run trains, not part of the vocabulary: the new run's own.
+  combined.text.sampling_nbest = config.text.sampling_nbest;
+  combined.text.sampling_alpha = config.text.sampling_alpha;
+  combined.text.bpe_dropout = config.text.bpe_dropout;
+  combined.model = parent_config.model;
+  try {
+    combined.validate();
+  } catch (const ConfigError& error) {
+    throw ConfigError(config_path + ": " + error.what() + " (text settings of " + parent.path() +
+                      ", the run --init-from names)");
+  }
+  return combined;
 }
 
 std::string default_run_dir(const std::string& config_path) {

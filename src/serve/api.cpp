@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "nmt/check.h"
 #include "serve/api_fields.h"
 
 namespace nmt::serve {
@@ -170,6 +171,15 @@ json model_json(const ModelInfo& model) {
           {"run", model.run},
           {"checkpoint", model.checkpoint},
           {"version", model.version}};
+}
+
+std::string target_language_problem(const std::string& language, const ModelInfo& model) {
+  const auto& known = model.target_languages;
+  if (known.empty()) return "this model has no target-language tags: it translates into one language";
+  if (std::find(known.begin(), known.end(), language) != known.end()) return "";
+  std::string listed;
+  for (const std::string& code : known) listed += (listed.empty() ? "" : ", ") + code;
+  return check::shorten(language) + " is not one of this model's target languages (" + listed + ")";
 }
 
 }  // namespace nmt::serve

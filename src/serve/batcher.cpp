@@ -31,9 +31,10 @@ namespace {
 
 bool same_options(const decode::SearchOptions& a, const decode::SearchOptions& b) {
   return a.strategy == b.strategy && a.beam_size == b.beam_size &&
-         a.length_penalty == b.length_penalty && a.n_best == b.n_best && a.max_len == b.max_len &&
+         a.length_penalty == b.length_penalty && a.beam_stop == b.beam_stop && a.n_best == b.n_best && a.max_len == b.max_len &&
          a.temperature == b.temperature && a.top_k == b.top_k && a.top_p == b.top_p &&
-         a.seed == b.seed && a.batch_size == b.batch_size && a.precision == b.precision;
+         a.seed == b.seed && a.batch_size == b.batch_size && a.precision == b.precision &&
+         a.target_lang == b.target_lang;
 }
 
 }  // namespace

@@ -118,7 +118,10 @@ void check_languages(const std::string& source, const std::string& target, const
     throw ApiError(400,
                    check::shorten(source) + " is not supported (" + describe_pair(model) + ")");
   }
-  if (!model.target_lang.empty() && lower(target) != lower(model.target_lang)) {
+  if (!model.target_languages.empty()) {
+    const std::string problem = target_language_problem(target, model);
+    if (!problem.empty()) throw ApiError(400, problem);
+  } else if (!model.target_lang.empty() && lower(target) != lower(model.target_lang)) {
     throw ApiError(400,
                    check::shorten(target) + " is not supported (" + describe_pair(model) + ")");
   }
@@ -174,6 +177,7 @@ LibreRequest libre_request(const json& fields, const ServeOptions& limits, const
     throw ApiError(400, check::shorten(format) + " format is not supported");
   }
   request.options = model.defaults;
+  if (!model.target_languages.empty()) request.options.target_lang = request.target;
   if (request.alternatives > 0) {
     request.options.strategy = decode::Strategy::kBeam;
     request.options.n_best = request.alternatives + 1;

@@ -283,7 +283,7 @@ void Server::Impl::translate_v1(const httplib::Request& req, httplib::Response& 
     const Model& loaded = ready_model();
     const json fields = request_fields(parts_of(req), Api::kV1, options);
     check_api_key(api_key, fields, req.get_header_value("Authorization"), Api::kV1);
-    const V1Request request = v1_request(fields, options, loaded.info.defaults);
+    const V1Request request = v1_request(fields, options, loaded.info);
     const auto results =
         translate(loaded, {request.sentences, request.options, request.wants_attention, {}}, req);
     reply(res, 200, v1_answer(request, results, loaded.info));

@@ -21,7 +21,7 @@ const std::pair<const char*, decode::Strategy> kStrategies[] = {
 
 constexpr const char* kV1Keys[] = {
     "q",     "strategy", "beam_size", "n_best", "length_penalty", "max_len", "temperature",
-    "top_k", "top_p",    "seed",      "scores", "attention",      "api_key"};
+    "top_k", "top_p",    "seed",      "scores", "attention",      "api_key", "target_lang"};
 
 // The smallest temperature and top_p: the decoder divides float logits by the temperature and
 // compares float probability mass with top_p, so a value whose float is 0 (1e-300) gives NaN
@@ -142,9 +142,8 @@ json hypothesis_json(const Hypothesis& hypothesis, bool wants_scores) {
 
 }  // namespace
 
-V1Request v1_request(const json& fields,
-                     const ServeOptions& limits,
-                     const decode::SearchOptions& defaults) {
+V1Request v1_request(const json& fields, const ServeOptions& limits, const ModelInfo& model) {
+  const decode::SearchOptions& defaults = model.defaults;
   for (const auto& item : fields.items()) {
     if (std::find_if(std::begin(kV1Keys), std::end(kV1Keys),
                      [&item](const char* key) { return item.key() == key; }) != std::end(kV1Keys)) {
@@ -183,6 +182,12 @@ V1Request v1_request(const json& fields,
   if (const json* seed = find_field(fields, "seed")) {
     if (!seed->is_number_unsigned()) refuse("seed", "a non-negative integer", *seed);
     options.seed = seed->get<uint64_t>();
+  }
+  if (const json* language = find_field(fields, "target_lang")) {
+    if (!language->is_string()) refuse("target_lang", "a string", *language);
+    const std::string problem = target_language_problem(language->get<std::string>(), model);
+    if (!problem.empty()) throw ApiError(400, "target_lang: " + problem);
+    options.target_lang = language->get<std::string>();
   }
   request.wants_scores = flag(fields, "scores");
   request.wants_attention = flag(fields, "attention");

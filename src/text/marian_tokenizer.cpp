@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nmt/check.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "text/sentencepiece_loader.h"
@@ -108,6 +109,28 @@ std::vector<std::string> MarianTokenizer::language_tags() const {
   }
   std::sort(tags.begin(), tags.end());
   return tags;
+}
+
+std::vector<std::string> language_tags(const Tokenizer& source) {
+  const auto* marian = dynamic_cast<const MarianTokenizer*>(&source);
+  return marian != nullptr ? marian->language_tags() : std::vector<std::string>{};
+}
+
+std::string language_tag(const Tokenizer& source, const std::string& target_lang) {
+  const std::string tag = is_language_tag(target_lang) ? target_lang : ">>" + target_lang + "<<";
+  const std::vector<std::string> tags = language_tags(source);
+  if (std::find(tags.begin(), tags.end(), tag) != tags.end()) return tag;
+  if (tags.empty()) {
+    throw ConfigError("target_lang: \"" + check::shorten(target_lang) +
+                      "\": this model has no target-language tags; it translates into one "
+                      "language");
+  }
+  std::string listed;
+  for (const std::string& known : tags) {
+    listed += (listed.empty() ? "" : " ") + known.substr(2, known.size() - 4);
+  }
+  throw ConfigError("target_lang: the model has no tag " + check::shorten(tag) +
+                    "; its target languages: " + listed);
 }
 
 }  // namespace nmt::text

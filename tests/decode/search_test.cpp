@@ -64,6 +64,34 @@ TEST(BeamSearchTest, FindsTheSequenceGreedyMisses) {
   EXPECT_EQ(normalised[0][1].ids, (std::vector<int64_t>{4, 7}));
 }
 
+// Vocabulary of 8: <SOS> -> 4 (0.5) | <EOS> (0.3) | 5 (0.2); 4 -> 6 (0.9) | <EOS> (0.1);
+// 5 and 6 -> <EOS>. With two beams, the empty output and 5 end first (ranks log 0.3 / 1 and
+// log 0.2 / 2); the open beam 4 6 (log 0.45 / 2) still outranks both, and ends as the best of all
+// (log 0.45 / 3).
+testing::MarkovStepModel late_winner() {
+  return testing::MarkovStepModel(8, {{kSosId, {0, 0, 0.3, 0, 0.5, 0.2, 0, 0}},
+                                      {4, {0, 0, 0.1, 0, 0, 0, 0.9, 0}},
+                                      {5, {0, 0, 1.0, 0, 0, 0, 0, 0}},
+                                      {6, {0, 0, 1.0, 0, 0, 0, 0, 0}}});
+}
+
+TEST(BeamSearchTest, FirstStopsWhenBeamSizeHypothesesEnded) {
+  auto model = late_winner();
+  const auto first = BeamSearch(2, 1.0, 2, 0, BeamStop::kFirst).search(model, sources(1), {3});
+  ASSERT_EQ(first[0].size(), 2u);
+  EXPECT_EQ(first[0][0].ids, (std::vector<int64_t>{5}));
+  EXPECT_EQ(first[0][1].ids, (std::vector<int64_t>{}));
+}
+
+TEST(BeamSearchTest, BestSearchesOnWhileAnOpenBeamCanDisplaceAnEndedOne) {
+  auto model = late_winner();
+  const auto best = BeamSearch(2, 1.0, 2, 0, BeamStop::kBest).search(model, sources(1), {3});
+  ASSERT_EQ(best[0].size(), 2u) << "only the beam_size best ended hypotheses are kept";
+  EXPECT_EQ(best[0][0].ids, (std::vector<int64_t>{4, 6}));
+  EXPECT_NEAR(best[0][0].score, std::log(0.45), 1e-5);
+  EXPECT_EQ(best[0][1].ids, (std::vector<int64_t>{5}));
+}
+
 TEST(BeamSearchTest, BeamOfOneMatchesGreedyOnATransformer) {
   auto model = testing::tiny_model(model::NormPosition::kPre, 12, 3);
   torch::manual_seed(4);

@@ -19,27 +19,9 @@
 #include "nmt/decode/translator.h"
 #include "nmt/run/open_run.h"
 #include "nmt/text/vocab.h"
+#include "torch_test_utils.h"
 
 namespace {
-
-using nmt::text::kEosId;
-using nmt::text::kSosId;
-
-// Log-probabilities of target then <EOS> after source, by one teacher-forced forward pass.
-std::vector<float> teacher_forced_log_probs(nmt::model::TransformerImpl& model,
-                                            const std::vector<int64_t>& source,
-                                            const std::vector<int64_t>& target) {
-  std::vector<int64_t> input{kSosId};
-  input.insert(input.end(), target.begin(), target.end());
-  std::vector<int64_t> expected = target;
-  expected.push_back(kEosId);
-  const at::Tensor source_ids = at::tensor(source, at::kLong).unsqueeze(0);
-  const at::Tensor input_ids = at::tensor(input, at::kLong).unsqueeze(0);
-  const at::Tensor log_probs = model.forward(source_ids, input_ids).squeeze(0).log_softmax(-1);
-  const at::Tensor chosen =
-      log_probs.gather(1, at::tensor(expected, at::kLong).unsqueeze(1)).squeeze(1).contiguous();
-  return {chosen.data_ptr<float>(), chosen.data_ptr<float>() + chosen.numel()};
-}
 
 int run(const std::string& run_dir, const std::string& out_path) {
   nmt::run::OpenedRun opened = nmt::run::open_run(
@@ -65,7 +47,7 @@ int run(const std::string& run_dir, const std::string& out_path) {
     const nlohmann::json line = {
         {"source", opened.tokenizers.source->pieces(source)},
         {"target", opened.tokenizers.target->pieces(target)},
-        {"log_probs", teacher_forced_log_probs(*opened.model, source, target)},
+        {"log_probs", nmt::testing::teacher_forced_log_probs(*opened.model, source, target)},
         {"max_decoding_length", nmt::decode::output_limit(0, static_cast<int64_t>(source.size()))},
     };
     out << line.dump() << '\n';

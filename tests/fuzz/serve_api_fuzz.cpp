@@ -48,7 +48,7 @@ void check_libre(const nlohmann::json& fields,
 void check_v1(const nlohmann::json& fields,
               const nmt::serve::ServeOptions& limits,
               const nmt::serve::ModelInfo& model) {
-  const nmt::serve::V1Request request = nmt::serve::v1_request(fields, limits, model.defaults);
+  const nmt::serve::V1Request request = nmt::serve::v1_request(fields, limits, model);
   NMT_FUZZ_CHECK(static_cast<int64_t>(request.sentences.size()) <= limits.max_sentences,
                  "within max_sentences");
   NMT_FUZZ_CHECK(request.options.beam_size <= limits.max_beam_size, "within max_beam_size");

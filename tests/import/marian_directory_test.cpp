@@ -175,7 +175,7 @@ TEST(MarianDirectoryTest, ReadsAnOpusMtDirectory) {
   EXPECT_EQ(model.target_spm_path, dir.file("target.spm"));
   EXPECT_EQ(model.weights.safetensors_path, dir.file("model.safetensors"));
   EXPECT_EQ(model.weights.pytorch_bin_path, "");
-  EXPECT_FALSE(model.weights.needs_conversion());
+  EXPECT_FALSE(model.weights.is_pytorch_bin_only());
   EXPECT_EQ(model.weights.conversion_command, "");
   EXPECT_TRUE(model.notes.empty());  // the BART-era flags hold the values transformers acts as
 }
@@ -288,12 +288,12 @@ TEST(MarianDirectoryTest, FindsLanguageTagsSorted) {
             (std::vector<std::string>{">>pt_BR<<", ">>x<<"}));
 }
 
-TEST(MarianDirectoryTest, ReportsAPytorchBinForConversion) {
+TEST(MarianDirectoryTest, FindsAPytorchBinAndTheCommandThatConvertsIt) {
   const MarianDir dir(small_config(), small_vocab());
   dir.remove("model.safetensors");
   dir.write("pytorch_model.bin", "pickle");
   const MarianDirectory model = read_marian_directory(dir.path());
-  EXPECT_TRUE(model.weights.needs_conversion());
+  EXPECT_TRUE(model.weights.is_pytorch_bin_only());
   EXPECT_EQ(model.weights.safetensors_path, "");
   EXPECT_EQ(model.weights.pytorch_bin_path, dir.file("pytorch_model.bin"));
   EXPECT_EQ(model.weights.conversion_command,
@@ -307,7 +307,7 @@ TEST(MarianDirectoryTest, ReportsAPytorchBinForConversion) {
             "'it'\\''s $HOME/`x` \"m\"'");
 
   dir.write("model.safetensors", "weights");  // both: safetensors is used
-  EXPECT_FALSE(read_marian_directory(dir.path()).weights.needs_conversion());
+  EXPECT_FALSE(read_marian_directory(dir.path()).weights.is_pytorch_bin_only());
 }
 
 // ---- refusals: the model -----------------------------------------------------------------------

@@ -166,6 +166,17 @@ TEST(LibreRequestTest, AWrongLanguagePairNamesThePairTheModelServes) {
             "400 de is not supported (this model translates any language to es)");
 }
 
+TEST(LibreRequestTest, TargetPicksOneOfAMultiTargetModelsLanguages) {
+  ModelInfo romance = testing::en_es_model();
+  romance.target_lang = "roa";
+  romance.target_languages = {"fra", "por", "spa"};
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "deu"}}, romance),
+            "400 deu is not one of this model's target languages (fra, por, spa)");
+  const LibreRequest request = libre_request(
+      json{{"q", "a"}, {"source", "en"}, {"target", "por"}}, ServeOptions{}, romance);
+  EXPECT_EQ(request.options.target_lang, "por");
+}
+
 TEST(LibreRequestTest, LimitsNameTheirSizeAndLimit) {
   ServeOptions limits;
   limits.max_sentences = 3;
@@ -231,9 +242,9 @@ TEST(LibreLanguagesTest, ListsThePairTheModelServes) {
 }
 
 TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
-  decode::SearchOptions defaults;
-  defaults.beam_size = 4;
-  defaults.precision = decode::Precision::kBf16;
+  ModelInfo defaults;
+  defaults.defaults.beam_size = 4;
+  defaults.defaults.precision = decode::Precision::kBf16;
   const V1Request request = v1_request(
       json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 3, "length_penalty": 0.6,
                       "scores": true, "attention": true, "seed": 7})"),
@@ -257,7 +268,7 @@ TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
   };
   EXPECT_EQ(refused(R"({"q": "a", "beam": 5})"),
             "400 beam: unknown key (known keys: q, strategy, beam_size, n_best, length_penalty, "
-            "max_len, temperature, top_k, top_p, seed, scores, attention, api_key)");
+            "max_len, temperature, top_k, top_p, seed, scores, attention, api_key, target_lang)");
   EXPECT_EQ(refused(R"({})"), "400 q: missing (a sentence or a list of sentences)");
   EXPECT_EQ(refused(R"({"q": {"a": 1}})"),
             "400 q: expected a string or a list of strings, got {\"a\":1}");
@@ -303,7 +314,7 @@ TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
             "400 " + std::string(80, 'k') +
                 "... (1048576 bytes): unknown key (known keys: q, "
                 "strategy, beam_size, n_best, length_penalty, max_len, temperature, top_k, top_p, "
-                "seed, scores, attention, api_key)");
+                "seed, scores, attention, api_key, target_lang)");
   const std::string long_value = "\"" + std::string(100, 'x') + "\"";
   EXPECT_EQ(
       refused(R"({"q": "a", "top_p": )" + long_value + "}"),
@@ -322,6 +333,27 @@ TEST(V1RequestTest, LimitsNameTheServeKey) {
             "400 q: 3 sentences, more than serve.max_sentences (2)");
   EXPECT_EQ(refused({{"q", {"ok", "long"}}}),
             "400 q[1]: 4 characters, more than serve.max_chars (3)");
+}
+
+TEST(V1RequestTest, TargetLangPicksOneOfAMultiTargetModelsLanguages) {
+  ModelInfo model;
+  model.target_languages = {"fra", "por", "spa"};
+  EXPECT_EQ(v1_request(json::parse(R"({"q": "a", "target_lang": "spa"})"), {}, model)
+                .options.target_lang,
+            "spa");
+  EXPECT_EQ(refusal([&] {
+              (void)v1_request(json::parse(R"({"q": "a", "target_lang": "deu"})"), {}, model);
+            }),
+            "400 target_lang: deu is not one of this model's target languages (fra, por, spa)");
+  EXPECT_EQ(refusal([&] {
+              (void)v1_request(json::parse(R"({"q": "a", "target_lang": 3})"), {}, model);
+            }),
+            "400 target_lang: expected a string, got 3");
+  EXPECT_EQ(refusal([] {
+              (void)v1_request(json::parse(R"({"q": "a", "target_lang": "spa"})"), {}, {});
+            }),
+            "400 target_lang: this model has no target-language tags: it translates into one "
+            "language");
 }
 
 TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {

@@ -4,10 +4,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace nmt::decode {
 
 enum class Strategy { kGreedy, kSample, kBeam };
+
+// When beam search is done with a sentence (BeamSearch, search.h): kFirst when beam_size
+// hypotheses have ended, as fairseq and CTranslate2 do; kBest, transformers' generate() (its
+// default early_stopping=False), when no open beam can still beat the worst of the beam_size best
+// ended ones.
+enum class BeamStop { kFirst, kBest };
 
 // The number format of the model's matrix products while decoding (model/linear.h). `auto` is
 // resolved by resolve_precision().
@@ -18,6 +25,7 @@ struct SearchOptions {
   int64_t beam_size = 5;        // hypotheses kept per sentence by beam search
   double length_penalty = 1.0;  // beam: rank by logprob / length^length_penalty; 0 = raw logprob
   int64_t n_best = 1;           // hypotheses returned per sentence (at most beam_size)
+  BeamStop beam_stop = BeamStop::kFirst;  // beam: when a sentence is done
   int64_t max_len = 0;          // output tokens at most; 0 = 2 * source length + 10
   double temperature = 1.0;     // sampling: divide logits by this
   int64_t top_k = 0;            // sampling: keep the k most likely tokens; 0 disables
@@ -28,6 +36,9 @@ struct SearchOptions {
   int64_t threads = 1;          // CPU: threads of each translator (its encoder and matrix products)
   Precision precision =
       Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
+  // Multi-target models (OPUS-MT's en-ROMANCE): the output language, whose tag (">>spa<<") goes
+  // before every source sentence; "" leaves the sentences as they are.
+  std::string target_lang;
 
   void validate() const;
 };

@@ -79,11 +79,22 @@ class SamplingSearch final : public SearchStrategy {
   int64_t max_len_;
 };
 
-// Beam search with length normalisation (score / length^length_penalty, fairseq's rule): a sentence
-// is done when beam_size hypotheses have ended; returns the n_best of them.
+// Beam search with length normalisation: hypotheses rank by score / length^length_penalty, where
+// the length counts the <EOS> (fairseq's rule). Only an <EOS> among the beam_size best candidates
+// of a step ends a hypothesis. When a sentence is done depends on `stop`:
+//   kFirst  when beam_size hypotheses have ended (fairseq, CTranslate2);
+//   kBest   transformers' generate(): it keeps the beam_size best ended hypotheses and is done when
+//           the best open beam, normalised at its present length, ranks no better than the worst
+//           of them. A hypothesis cut at the length limit ranks as if one <EOS> of probability 1
+//           ended it, as transformers forces one at its limit.
+// Returns the n_best ended hypotheses, best first.
 class BeamSearch final : public SearchStrategy {
  public:
-  BeamSearch(int64_t beam_size, double length_penalty, int64_t n_best, int64_t max_len);
+  BeamSearch(int64_t beam_size,
+             double length_penalty,
+             int64_t n_best,
+             int64_t max_len,
+             BeamStop stop = BeamStop::kFirst);
   std::vector<std::vector<Hypothesis>> search(StepModel& model,
                                               const at::Tensor& source,
                                               const std::vector<int64_t>& lengths) const override;
@@ -93,6 +104,7 @@ class BeamSearch final : public SearchStrategy {
   double length_penalty_;
   int64_t n_best_;
   int64_t max_len_;
+  BeamStop stop_;
 };
 
 // Restricts logits [R, V] to the sampling set: divides by temperature, keeps the top_k largest and

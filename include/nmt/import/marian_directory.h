@@ -50,9 +50,11 @@ struct MarianGeneration {
   int64_t num_beams = 1;        // beam size; 1 = greedy
   int64_t max_length = 20;      // tokens of the output counting the decoder start token
   double length_penalty = 1.0;  // beam scores are divided by length^length_penalty
+  bool early_stopping = false;  // beam: true stops at num_beams ended hypotheses
   std::vector<std::vector<int64_t>> bad_words_ids;  // never generated; OPUS-MT: {{pad}}
   std::vector<int64_t> forced_eos_token_ids;        // forced at max_length; empty: none
   std::string source;  // the file they came from: generation_config.json or config.json
+  std::vector<std::string> notes;  // values nmt decodes otherwise, e.g. early_stopping "never"
 };
 
 // config.json, mapped onto nmt's Transformer.
@@ -85,11 +87,12 @@ struct MarianVocabulary {
 struct MarianWeights {
   std::string safetensors_path;  // DIR/model.safetensors, "" when absent
   std::string pytorch_bin_path;  // DIR/pytorch_model.bin, "" when absent
-  // The shell command that writes DIR/model.safetensors from pytorch_model.bin; set only when
-  // needs_conversion().
+  // The shell command that writes DIR/model.safetensors from pytorch_model.bin with transformers,
+  // for a pytorch_model.bin nmt cannot read; set only when is_pytorch_bin_only().
   std::string conversion_command;
 
-  bool needs_conversion() const { return safetensors_path.empty(); }
+  // The weights come from pytorch_model.bin (model.safetensors is preferred where both are).
+  bool is_pytorch_bin_only() const { return safetensors_path.empty(); }
 };
 
 // A whole directory, every file checked against config.json.

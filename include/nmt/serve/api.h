@@ -41,7 +41,13 @@ struct ModelInfo {
   std::string checkpoint;   // the weights' file (an ensemble's joined by " + ")
   std::string version;      // identifies the weights: the CRC-32 of the checkpoint file(s), hex
   decode::SearchOptions defaults;  // the run's decode section with the command's flags
+  // A multi-target model's output languages, the codes of its tags (">>spa<<" -> "spa"), sorted;
+  // a request picks one (LibreTranslate's target, /v1's target_lang). Empty for other models.
+  std::vector<std::string> target_languages;
 };
+
+// "" when language is one of model.target_languages, else why it is not (for a 400 answer).
+std::string target_language_problem(const std::string& language, const ModelInfo& model);
 
 // The parts of an HTTP request the API reads.
 struct RequestParts {

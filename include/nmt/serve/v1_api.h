@@ -38,7 +38,7 @@ struct V1Request {
 // wrong types and values outside the limits.
 V1Request v1_request(const nlohmann::json& fields,
                      const ServeOptions& limits,
-                     const decode::SearchOptions& defaults);
+                     const ModelInfo& model);
 
 // The answer: each sentence's best translation ("hypotheses" when n_best > 1, "score" when asked
 // for), the first one's attention when asked for (null when none could be drawn), the model and

@@ -65,4 +65,12 @@ class MarianTokenizer final : public Tokenizer {
   Side side_;
 };
 
+// The language tags of a source tokenizer (MarianTokenizer::language_tags); none for the others.
+std::vector<std::string> language_tags(const Tokenizer& source);
+
+// The tag that asks a multi-target model for target_lang ("spa" or ">>spa<<" -> ">>spa<<"), for
+// `decode.target_lang` / --target-lang. Throws ConfigError naming the key and listing the model's
+// tags when it has no such tag, or saying that it has none.
+std::string language_tag(const Tokenizer& source, const std::string& target_lang);
+
 }  // namespace nmt::text
