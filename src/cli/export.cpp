@@ -1,4 +1,5 @@
-// nmt export: a trained run as a model directory of another inference engine (CTranslate2).
+// nmt export: a trained run as a model directory of another inference engine (CTranslate2) or
+// library (Hugging Face transformers).
 #include <spdlog/spdlog.h>
 
 #include <memory>
@@ -6,6 +7,7 @@
 #include "cli/app.h"
 #include "cli/common_flags.h"
 #include "nmt/export/ctranslate2.h"
+#include "nmt/export/huggingface.h"
 
 namespace nmt::cli {
 namespace {
@@ -22,27 +24,41 @@ struct ExportArgs {
 Command add_export(CLI::App& app) {
   auto* command = app.add_subcommand(
       "export",
-      "Write a trained run as a CTranslate2 model directory (model.bin, config.json, vocabularies\n"
-      "and, for SentencePiece runs, the spm models), to translate with CTranslate2's Translator.\n"
-      "The weights are fp32; CTranslate2 quantises them when it loads them (compute_type).");
+      "Write a trained run as a model directory of another engine:\n"
+      "  ctranslate2   model.bin, config.json, vocabularies and, for SentencePiece runs, the spm\n"
+      "                models, for CTranslate2's Translator; the weights are fp32, CTranslate2\n"
+      "                quantises them when it loads them (compute_type)\n"
+      "  huggingface   a transformers MarianMTModel directory (model.safetensors, config.json,\n"
+      "                generation_config.json, tokenizer files, a model card) that\n"
+      "                AutoModelForSeq2SeqLM and AutoTokenizer load; for runs of Marian's form\n"
+      "                (imported with nmt import --format marian, and their fine-tunings)");
   auto args = std::make_shared<ExportArgs>();
   command->add_option("--format", args->format, "Model format to write")
       ->required()
-      ->check(CLI::IsMember({"ctranslate2"}));
+      ->check(CLI::IsMember({"ctranslate2", "huggingface"}));
   add_model_options(*command, args->model);
   command->add_option("-o,--out", args->out_dir, "Directory to write the model to")->required();
   command->add_flag("--force", args->options.is_forced,
                     "Replace the model an earlier export wrote to --out");
   command
       ->add_option("--max-positions", args->options.max_positions,
-                   "Rows of the position tables: the longest source, and the most output tokens, "
-                   "CTranslate2 can then take")
+                   "ctranslate2: rows of the position tables, the longest source and the most "
+                   "output tokens CTranslate2 can then take")
       ->capture_default_str();
   command->footer(
       "Example:\n"
       "  nmt export --format ctranslate2 --model runs/latest --out ct2-model\n"
-      "then ctranslate2.Translator(\"ct2-model\") in Python; docs/export.md has the details.");
+      "then ctranslate2.Translator(\"ct2-model\") in Python;\n"
+      "  nmt export --format huggingface --model runs/opus-mt-en-es-tuned --out hf-model\n"
+      "then AutoModelForSeq2SeqLM.from_pretrained(\"hf-model\"). docs/export.md has the details.");
   return {command, [args] {
+            if (args->format == "huggingface") {
+              const exporter::HuggingfaceReport report = exporter::export_huggingface(
+                  args->model, args->out_dir, {args->options.is_forced});
+              spdlog::info("exported {} ({} parameters) to {}: {} tensors in model.safetensors",
+                           report.checkpoint, report.parameters, report.out_dir, report.tensors);
+              return 0;
+            }
             const exporter::ExportReport report =
                 exporter::export_ctranslate2(args->model, args->out_dir, args->options);
             spdlog::info("exported {} ({} parameters) to {}: {} variables, {} aliases, {} bytes",

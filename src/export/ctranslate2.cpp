@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 
+#include "export/export_dir.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/text/vocab.h"
@@ -144,47 +145,24 @@ void add_scalars(const model::TransformerOptions& options, std::vector<Ct2Variab
   }
 }
 
+// Files an export writes: the only ones --force may replace.
+const std::vector<std::string> kExportFiles = {"model.bin",
+                                                "config.json",
+                                                "shared_vocabulary.json",
+                                                "source_vocabulary.json",
+                                                "target_vocabulary.json",
+                                                "spm.model",
+                                                "spm.src.model",
+                                                "spm.tgt.model"};
+
+void check_out_dir(const std::string& out_dir, bool is_forced) {
+  detail::check_export_dir(out_dir, is_forced, kExportFiles);
+}
+
 void check_options(const Ctranslate2Options& options) {
   if (options.max_positions < 1) {
     throw ConfigError("--max-positions: expected a positive integer, got " +
                       std::to_string(options.max_positions));
-  }
-}
-
-// Files an export writes: the only ones --force may replace.
-bool is_export_file(const std::string& name) {
-  for (const char* file :
-       {"model.bin", "config.json", "shared_vocabulary.json", "source_vocabulary.json",
-        "target_vocabulary.json", "spm.model", "spm.src.model", "spm.tgt.model"}) {
-    if (name == file) return true;
-  }
-  return false;
-}
-
-// out_dir without a trailing separator, so that "<out_dir>.tmp" is its sibling.
-std::string directory_path(const std::string& out_dir) {
-  fs::path path = fs::path(out_dir).lexically_normal();
-  if (!path.has_filename()) path = path.parent_path();
-  return path.string();
-}
-
-void check_out_dir(const std::string& out_dir, bool is_forced) {
-  if (out_dir.empty()) throw ConfigError("--out: a directory to write the model to is required");
-  if (!fs::exists(out_dir)) return;
-  if (!fs::is_directory(out_dir)) {
-    throw ConfigError("--out: " + out_dir + " exists and is not a directory");
-  }
-  for (const fs::directory_entry& entry : fs::directory_iterator(out_dir)) {
-    const std::string name = entry.path().filename().string();
-    if (!is_forced) {
-      throw ConfigError("--out: " + out_dir +
-                        " is not empty; pass --force to replace the model exported there");
-    }
-    if (!is_export_file(name) || !entry.is_regular_file()) {
-      throw ConfigError("--out: " + out_dir + " holds " + name +
-                        ", which nmt export does not write; --force replaces only an earlier "
-                        "export: choose another directory");
-    }
   }
 }
 
@@ -201,16 +179,6 @@ std::vector<std::string> vocabulary(const text::Tokenizer& tokenizer, const char
     }
   }
   return tokens;
-}
-
-void write_json(const std::string& path, const nlohmann::json& json) {
-  std::string text;
-  try {
-    text = json.dump(2) + "\n";
-  } catch (const nlohmann::json::type_error& error) {
-    throw Error("cannot write " + path + ": " + error.what());
-  }
-  write_text_atomically(path, text);
 }
 
 }  // namespace
@@ -314,22 +282,22 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
   const nlohmann::json config = transformer_config(model, is_imported_marian);
 
   ExportReport report;
-  report.out_dir = directory_path(out_dir);
+  report.out_dir = detail::export_dir_path(out_dir);
   const StagingDir staging(report.out_dir + ".tmp");
   AtomicFile model_bin(staging.path() + "/model.bin");
   report.model_bin = write_model_bin(
       kTransformerSpec, kTransformerSpecRevision, std::move(variables),
       [&model_bin](const void* data, std::size_t size) { model_bin.append(data, size); });
   model_bin.commit();
-  write_json(staging.path() + "/config.json", config);
+  detail::write_json(staging.path() + "/config.json", config);
   report.files = {"model.bin", "config.json"};
   // As CTranslate2's converters: one shared file when both vocabularies are the same.
   if (source == target) {
-    write_json(staging.path() + "/shared_vocabulary.json", source);
+    detail::write_json(staging.path() + "/shared_vocabulary.json", source);
     report.files.push_back("shared_vocabulary.json");
   } else {
-    write_json(staging.path() + "/source_vocabulary.json", source);
-    write_json(staging.path() + "/target_vocabulary.json", target);
+    detail::write_json(staging.path() + "/source_vocabulary.json", source);
+    detail::write_json(staging.path() + "/target_vocabulary.json", target);
     report.files.insert(report.files.end(), {"source_vocabulary.json", "target_vocabulary.json"});
   }
   if (text.tokenizer != text::TokenizerKind::kWord) {

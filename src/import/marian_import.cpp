@@ -91,7 +91,8 @@ class MarianTensors {
 // Copies value into the model's parameter `name`; the shapes were checked by MarianTensors.
 void assign(model::Transformer& model, const std::string& name, const at::Tensor& value) {
   torch::NoGradGuard no_grad;
-  at::Tensor* parameter = model->named_parameters().find(name);
+  auto parameters = model->named_parameters();  // the handles share the parameters' storage
+  at::Tensor* parameter = parameters.find(name);
   TORCH_CHECK(parameter != nullptr, "import: the model has no parameter ", name);
   parameter->copy_(value.view(parameter->sizes()));
 }

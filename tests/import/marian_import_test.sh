@@ -18,6 +18,9 @@
 #   fine-tuning base on data/sample (train --init-from) reports the share of unknown pieces,
 #   lowers the validation loss (nmt eval), and the result exports
 #   nmt serve of the tags model picks the tag from LibreTranslate's target
+#   export --format huggingface of base, tags, separate and the fine-tuned run, loaded by
+#   transformers alone (generate_exported.py), translates as nmt does, greedy and 4 beams; an
+#   interleaved run and an existing --out are refused
 #   the base run exported for CTranslate2 (.venv/ct2) translates its sentences as nmt does.
 # Also: a pytorch_model.bin nmt cannot read (truncated) is refused (exit 2) with the command that
 # converts it, and so are another architecture and an --out that exists, leaving nothing behind. Exits 77
@@ -98,7 +101,8 @@ expect_failure "target language of a one-target model" "this model has no target
 # lowers the loss on the new run's validation split; the fine-tuned run evaluates and exports.
 cat > finetune.json <<JSON
 {"data": {"path": "$source_dir/data/sample/en-es.tsv", "valid_fraction": 0.1, "test_fraction": 0.05},
- "train": {"batch_size": 32, "epochs": 3, "lr": 0.001, "schedule": "constant", "seed": 23}}
+ "train": {"batch_size": 32, "epochs": 3, "lr": 0.001, "schedule": "constant", "seed": 23},
+ "decode": {"beam_stop": "best"}}
 JSON
 "$nmt" train --config finetune.json --init-from runs/base --out runs/finetuned > finetune.log 2>&1 ||
   { tail finetune.log; fail "fine-tuning failed"; }
@@ -139,6 +143,35 @@ refusal=$(curl -s "http://127.0.0.1:$port/translate" -H 'Content-Type: applicati
 [[ $refusal == *"deu is not one of this model's target languages (fra, por, spa)"* ]] ||
   fail "serve, target deu: $refusal"
 kill $server
+
+# The transformers export: imported runs and the fine-tuned one, loaded by transformers alone,
+# translate as nmt translates them, greedy and with 4 beams.
+head -n 20 valid.src > finetuned.src
+for run in finetuned base tags separate; do
+  "$nmt" -q export --format huggingface --model "runs/$run" --out "$run.hf" ||
+    fail "$run: export --format huggingface failed"
+  sources=$([[ $run == finetuned ]] && echo finetuned.src || echo "$run.src")
+  if [[ $run == finetuned ]]; then
+    for strategy in greedy beam; do
+      "$nmt" -q translate --model runs/finetuned --strategy "$strategy" --beam-size 4 --max-len 19 \
+        --precision fp32 < finetuned.src > "finetuned.$strategy" || fail "finetuned: translate failed"
+    done
+  fi
+  "$python" "$source_dir/tests/import/generate_exported.py" "$run.hf" "$sources" "$run.exported" ||
+    fail "$run: transformers cannot use the export"
+  for strategy in greedy beam; do
+    cmp -s "$run.$strategy" "$run.exported.$strategy" ||
+      { diff "$run.$strategy" "$run.exported.$strategy" | head; fail "$run: the export's $strategy translations differ"; }
+  done
+done
+cp -r runs/finetuned interleaved
+sed -i 's/"positions": "split"/"positions": "interleaved"/' interleaved/config.json
+expect_failure "an interleaved run" 'its sinusoid positions are interleaved (model.positions "interleaved")' \
+  "$nmt" export --format huggingface --model interleaved --out interleaved.hf
+expect_failure "an existing --out" "is not empty; pass --force" \
+  "$nmt" export --format huggingface --model runs/base --out base.hf
+"$nmt" -q export --format huggingface --model runs/base --out base.hf --force ||
+  fail "export --force over an earlier export failed"
 
 # The CTranslate2 export of an imported run: CTranslate2 appends </s> itself (add_source_eos) and
 # gives nmt's greedy translations.

@@ -1,0 +1,24 @@
+// What every `nmt export` format shares about its output directory: where it goes, when an
+// existing one may be replaced, and how its JSON files are written. Private to src/export/.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace nmt::exporter::detail {
+
+// out_dir without a trailing separator, so that "<out_dir>.tmp" is its sibling.
+std::string export_dir_path(const std::string& out_dir);
+
+// Throws ConfigError unless out_dir is absent or empty, or is_forced and it holds only regular
+// files named in export_files (an earlier export of this format): --force never deletes a file
+// nmt did not write.
+void check_export_dir(const std::string& out_dir,
+                      bool is_forced,
+                      const std::vector<std::string>& export_files);
+
+// json, indented by 2, written atomically; nmt::Error naming path for a value JSON cannot hold.
+void write_json(const std::string& path, const nlohmann::json& json);
+
+}  // namespace nmt::exporter::detail
