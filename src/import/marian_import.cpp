@@ -214,6 +214,9 @@ Config run_config(const MarianDirectory& directory, bool is_shared_vocabulary) {
   config.text.clean = text::CleanMode::kNormalize;
   config.text.shared_vocab = is_shared_vocabulary;
   config.model = directory.config.options;
+  // The languages of tokenizer_config.json: serve's LibreTranslate pair, the export's model card.
+  config.data.source_lang = directory.tokenizer.source_lang;
+  config.data.target_lang = directory.tokenizer.target_lang;
   const MarianGeneration& generation = directory.generation;
   config.decode.strategy =
       generation.num_beams > 1 ? decode::Strategy::kBeam : decode::Strategy::kGreedy;

@@ -366,6 +366,9 @@ Config with_parent_model(const Config& config,
   combined.text.sampling_alpha = config.text.sampling_alpha;
   combined.text.bpe_dropout = config.text.bpe_dropout;
   combined.model = parent_config.model;
+  // The languages stay the parent's unless the configuration names its own.
+  if (combined.data.source_lang.empty()) combined.data.source_lang = parent_config.data.source_lang;
+  if (combined.data.target_lang.empty()) combined.data.target_lang = parent_config.data.target_lang;
   try {
     combined.validate();
   } catch (const ConfigError& error) {
