@@ -44,6 +44,7 @@ LIST
 # Pinned packages of .venv/hf, dependencies included, one per line; torch is not among them (below).
 requirements_hf() {
   cat <<'LIST'
+accelerate==1.15.0
 annotated-doc==0.0.7
 annotated-types==0.8.0
 anyio==4.16.0
@@ -60,6 +61,7 @@ markdown-it-py==4.3.0
 mdurl==0.1.2
 numpy==2.4.6
 packaging==26.4
+psutil==7.2.2
 pydantic==2.14.4
 pydantic-core==2.50.5
 pygments==2.21.0
