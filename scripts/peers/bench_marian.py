@@ -169,7 +169,10 @@ def ct2_translate(args):
     translator.translate_batch([tokenize(s) for s in sources[:WARMUP_SENTENCES]], **options)
     start = time.perf_counter()
     results = translator.translate_batch([tokenize(s) for s in sources], **options)
-    texts = [target_spm.decode(result.hypotheses[0]) for result in results]
+    # As MarianTokenizer decodes: pieces target.spm lacks (source-side ones of the joint
+    # vocabulary) pass through DecodePieces with their word marks, which then become spaces.
+    texts = [target_spm.decode_pieces(result.hypotheses[0]).replace("\u2581", " ").strip()
+             for result in results]
     seconds = time.perf_counter() - start
     write_lines(args.out, texts)
     lengths = [len(result.hypotheses[0]) for result in results]
