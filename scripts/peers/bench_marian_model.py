@@ -19,14 +19,12 @@ those of tests/import/make_marian_fixture.py's randomize_, except for:
     tokens either way with its source, though not with the source's length.
 """
 
-import io
 import random
 import shutil
 import sys
 import time
 from pathlib import Path
 
-import sentencepiece
 import torch
 import transformers
 from transformers import GenerationConfig, MarianConfig, MarianMTModel, MarianTokenizer
@@ -57,25 +55,6 @@ CLOCK_GAIN = 6.0
 CLOCK_LEAK = 0.6
 
 
-def train_spm(texts, pieces):
-    """A serialised SentencePiece unigram model with Marian's special ids (</s> 0, <unk> 1)."""
-    model = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts),
-        model_writer=model,
-        model_type="unigram",
-        vocab_size=pieces,
-        character_coverage=1.0,
-        eos_id=0,
-        unk_id=1,
-        bos_id=-1,
-        pad_id=-1,
-        num_threads=2,
-        minloglevel=2,
-    )
-    return model.getvalue()
-
-
 def shared_vocab(source_spm, target_spm, size):
     """vocab.json of one shared vocabulary of `size` entries: the source pieces, the target pieces
     not among them, then unused pieces up to the size (<pad> last)."""
@@ -98,8 +77,9 @@ def shared_vocab(source_spm, target_spm, size):
 def write_tokenizer(directory, pairs, shape):
     """Writes source.spm, target.spm, vocab.json and the tokenizer's own files; returns the
     tokenizer and the number of real entries at the start of the vocabulary."""
-    source_spm = train_spm([english for english, _ in pairs], shape["spm_pieces"])
-    target_spm = train_spm([spanish for _, spanish in pairs], shape["spm_pieces"])
+    pieces = shape["spm_pieces"]
+    source_spm = fixture.train_spm([english for english, _ in pairs], pieces, threads=2)
+    target_spm = fixture.train_spm([spanish for _, spanish in pairs], pieces, threads=2)
     vocab, real_entries = shared_vocab(source_spm, target_spm, shape["vocab_size"])
     (directory / "source.spm").write_bytes(source_spm)
     (directory / "target.spm").write_bytes(target_spm)

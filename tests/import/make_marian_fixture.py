@@ -108,22 +108,22 @@ def read_corpus():
     return pairs
 
 
-def train_spm(texts):
+def train_spm(texts, vocab_size=SPM_VOCAB_SIZE, threads=1):
     """A serialised SentencePiece unigram model of `texts`, with Marian's special ids: `</s>` 0 and
-    `<unk>` 1, no `<s>` or `<pad>` (the vocabulary adds `<pad>`). One thread: the same model every
-    time."""
+    `<unk>` 1, no `<s>` or `<pad>` (the vocabulary adds `<pad>`). One thread (the default): the
+    same model every time."""
     model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter(texts),
         model_writer=model,
         model_type="unigram",
-        vocab_size=SPM_VOCAB_SIZE,
+        vocab_size=vocab_size,
         character_coverage=1.0,
         eos_id=0,
         unk_id=1,
         bos_id=-1,
         pad_id=-1,
-        num_threads=1,
+        num_threads=threads,
         minloglevel=2,
     )
     return model.getvalue()
