@@ -38,6 +38,12 @@ find_package(Torch REQUIRED)
 # C++11 ABI, so every target that sees Torch must agree with it.
 add_library(nmt_torch INTERFACE)
 target_link_libraries(nmt_torch INTERFACE ${TORCH_LIBRARIES})
+# at::parallel_for is a header template whose work-sharing is an OpenMP pragma: compiled without
+# OpenMP it runs its whole range on the calling thread. Both LibTorches are built with GNU OpenMP,
+# so every target that sees Torch compiles with it too and links the same runtime (the loader keeps
+# one libgomp.so.1 per process, whichever directory it came from).
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+target_link_libraries(nmt_torch INTERFACE OpenMP::OpenMP_CXX)
 target_include_directories(nmt_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
 # The PyTorch wheel ships fmt 12 headers inside its include directory, where they would shadow the
 # fmt that Debian's spdlog 1.10 was built against: the packaged fmt must come first. Where that fmt

@@ -1,10 +1,15 @@
 #include "nmt/model/linear.h"
 
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/utils.h>
 
+#include <array>
+#include <atomic>
+
 #include "model/int8_matmul.h"
+#include "nmt/cpu_features.h"
 #include "torch_test_utils.h"
 
 namespace nmt::model {
@@ -62,6 +67,38 @@ TEST(Int8MatmulTest, ExactOnValuesTheQuantisationRepresents) {
   const Int8Matrix matrix = quantize_rows(weight);
   EXPECT_EQ(matrix.scales, (std::vector<float>{1.0f, 1.0f}));
   EXPECT_TRUE(torch::equal(int8_linear(x, matrix, bias), torch::linear(x, weight, bias)));
+}
+
+// The product's output columns are shared among the threads: the bytes do not depend on how.
+TEST(Int8MatmulTest, OneOrTwoThreadsGiveTheSameBytes) {
+  if (!has_int8_matmul()) GTEST_SKIP() << "built without the int8 kernel (not x86-64)";
+  if (!cpu_has_avx512_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  torch::manual_seed(8);
+  const auto weight = torch::randn({1000, 96});
+  const auto x = torch::randn({37, 96});
+  const auto bias = torch::randn({1000});
+  const Int8Matrix matrix = quantize_rows(weight);
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  const auto one_thread = int8_linear(x, matrix, bias);
+  at::set_num_threads(2);
+  const auto two_threads = int8_linear(x, matrix, bias);
+  at::set_num_threads(threads);
+  EXPECT_TRUE(torch::equal(one_thread, two_threads));
+}
+
+// at::parallel_for's work-sharing is an OpenMP pragma in a header: in code built without OpenMP it
+// runs the whole range on the calling thread (nmt's int8 products, Adam and dropout did until
+// cmake/NmtDependencies.cmake gave every Torch target OpenMP).
+TEST(ThreadsTest, AtenParallelForSharesItsRangeAmongTheThreads) {
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  std::array<std::atomic<bool>, 2> ran{};
+  at::parallel_for(0, 64, 1, [&](int64_t, int64_t) {
+    ran.at(static_cast<std::size_t>(at::get_thread_num())) = true;
+  });
+  at::set_num_threads(threads);
+  EXPECT_TRUE(ran[0] && ran[1]) << "one thread did all the work";
 }
 
 }  // namespace
