@@ -105,15 +105,22 @@ void int8_gemm(const float* x,
         quantize_row_shifted(x + i * k, k, scratch.activations.data() + i * stride);
   }
 #ifdef NMT_WITH_VNNI_KERNEL
+  // The output columns are split among the caller's threads (a translator's --decode-threads);
+  // each share is worth a thread only above about a million multiply-adds.
+  const PanelRange panels = all_panels(weight.packed);
+  const int64_t panel_work = std::max<int64_t>(1, m * stride * 64);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / panel_work);
+  at::parallel_for(panels.begin, panels.end, grain, [&](int64_t begin, int64_t end) {
 #ifdef NMT_WITH_AMX_KERNEL
-  if (int8_gemm_uses_amx()) {
-    amx_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
-             weight.scales.data(), bias, y);
-    return;
-  }
+    if (int8_gemm_uses_amx()) {
+      amx_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
+               weight.scales.data(), bias, y, {begin, end});
+      return;
+    }
 #endif
-  vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
-            weight.scales.data(), bias, y);
+    vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
+              weight.scales.data(), bias, y, {begin, end});
+  });
 #else
   (void)bias;
   (void)y;

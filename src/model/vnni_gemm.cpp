@@ -185,7 +185,8 @@ NMT_AMX void amx_product(const uint8_t* activations,
                          const float* row_scales,
                          const float* column_scales,
                          const float* bias,
-                         float* y) {
+                         float* y,
+                         PanelRange panels) {
   const int64_t steps = w.padded_cols / 4;
   const int64_t stride = w.padded_cols;
   // A last block of fewer than 16 rows is copied into 16 rows, so that tile loads stay inside
@@ -199,7 +200,7 @@ NMT_AMX void amx_product(const uint8_t* activations,
   }
   configure_tiles((steps % kTileRows) * 4);
   alignas(64) int32_t sums[kTileRows * kPanel];
-  for (int64_t panel = 0; panel < panel_count(w.rows); ++panel) {
+  for (int64_t panel = panels.begin; panel < panels.end; ++panel) {
     const int8_t* weights = w.panels.data() + panel * steps * kPanel * 4;
     const int64_t first = panel * kPanel;
     const PanelOutput out{w.compensation.data() + first,
@@ -260,16 +261,19 @@ PackedInt8Weight pack_int8_weight(const int8_t* weight, int64_t rows, int64_t co
   return packed;
 }
 
+PanelRange all_panels(const PackedInt8Weight& w) { return {0, panel_count(w.rows)}; }
+
 void vnni_gemm(const uint8_t* activations,
                int64_t m,
                const PackedInt8Weight& w,
                const float* row_scales,
                const float* column_scales,
                const float* bias,
-               float* y) {
+               float* y,
+               PanelRange panels) {
   const int64_t steps = w.padded_cols / 4;
   const int64_t stride = w.padded_cols;
-  for (int64_t panel = 0; panel < panel_count(w.rows); ++panel) {
+  for (int64_t panel = panels.begin; panel < panels.end; ++panel) {
     const int8_t* weights = w.panels.data() + panel * steps * kPanel * 4;
     const int64_t first = panel * kPanel;
     PanelOutput out{w.compensation.data() + first,
@@ -306,8 +310,9 @@ void amx_gemm(const uint8_t* activations,
               const float* row_scales,
               const float* column_scales,
               const float* bias,
-              float* y) {
-  amx_product(activations, m, w, row_scales, column_scales, bias, y);
+              float* y,
+              PanelRange panels) {
+  amx_product(activations, m, w, row_scales, column_scales, bias, y, panels);
 }
 #endif
 

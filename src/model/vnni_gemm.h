@@ -31,17 +31,28 @@ struct PackedInt8Weight {
 // Packs W [rows, cols] (row-major int8).
 PackedInt8Weight pack_int8_weight(const int8_t* weight, int64_t rows, int64_t cols);
 
+// The panels [begin, end) of a product: output columns [64 * begin, min(64 * end, w.rows)). Panels
+// are independent, so threads may each compute a range of them; any split gives the same bytes.
+struct PanelRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+// All of a packed weight's panels.
+PanelRange all_panels(const PackedInt8Weight& w);
+
 // y [m, w.rows] = row_scales[i] * column_scales[j] * (q W^T)[i, j] + bias[j] (bias may be null),
 // where activations holds q [m, w.cols] + 128 as unsigned bytes with row stride w.padded_cols (the
-// padding bytes may hold anything). The integer sums are exact; the scaling is
-// (row_scale * column_scale) * sum, then + bias, in that order.
+// padding bytes may hold anything), for the output columns of `panels` only. The integer sums are
+// exact; the scaling is (row_scale * column_scale) * sum, then + bias, in that order.
 void vnni_gemm(const uint8_t* activations,
                int64_t m,
                const PackedInt8Weight& w,
                const float* row_scales,
                const float* column_scales,
                const float* bias,
-               float* y);
+               float* y,
+               PanelRange panels);
 
 #ifdef NMT_WITH_AMX_KERNEL
 // vnni_gemm's product on AMX tiles, 16 rows at a time.
@@ -51,7 +62,8 @@ void amx_gemm(const uint8_t* activations,
               const float* row_scales,
               const float* column_scales,
               const float* bias,
-              float* y);
+              float* y,
+              PanelRange panels);
 #endif
 
 }  // namespace nmt::model

@@ -1,6 +1,7 @@
 // The int8 kernels' sums (AVX512-VNNI's and AMX's) are exactly the integer products of the
 // activations and the weights for every shape remainder; their outputs are those sums scaled by
-// row and column, plus the bias, so the two kernels give the same bytes.
+// row and column, plus the bias, so the two kernels give the same bytes, computed whole or a range
+// of output panels at a time.
 #include "model/vnni_gemm.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,8 @@ using Kernel = void (*)(const uint8_t*,
                         const float*,
                         const float*,
                         const float*,
-                        float*);
+                        float*,
+                        PanelRange);
 
 // Every remainder of rows m (VNNI's blocks of 4, AMX's 16), of output columns (panels of 64, AMX's
 // groups of 16) and of the shared dimension (steps of 4, AMX's stretches of 64).
@@ -55,9 +57,18 @@ void expect_exact_products(Kernel kernel) {
         // Sums below 2^24 are exact as floats, so unit scales show the integer sums themselves.
         std::vector<float> sums(static_cast<std::size_t>(m * rows), -1.0f);
         std::vector<float> y(static_cast<std::size_t>(m * rows), -1.0f);
-        kernel(activations.data(), m, packed, ones.data(), ones.data(), nullptr, sums.data());
+        const PanelRange panels = all_panels(packed);
+        kernel(activations.data(), m, packed, ones.data(), ones.data(), nullptr, sums.data(),
+               panels);
         kernel(activations.data(), m, packed, row_scales.data(), column_scales.data(), bias.data(),
-               y.data());
+               y.data(), panels);
+        // As threads share the work: the first panel, then the rest, give the same bytes.
+        std::vector<float> y_in_parts(y.size(), -1.0f);
+        for (const PanelRange part : {PanelRange{0, 1}, PanelRange{1, panels.end}}) {
+          kernel(activations.data(), m, packed, row_scales.data(), column_scales.data(),
+                 bias.data(), y_in_parts.data(), part);
+        }
+        ASSERT_EQ(y_in_parts, y) << "m " << m << ", rows " << rows << ", cols " << cols;
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t j = 0; j < rows; ++j) {
             int32_t expected = 0;
