@@ -111,22 +111,26 @@ bool advance(Sentence& sentence,
 }
 
 // The best 2k continuations of each live sentence: scores and flat indices (beam * V + token)
-// into its k beams' next-token distributions, best first, on the CPU.
+// into its beams' next-token distributions, best first, on the CPU.
 struct Candidates {
   std::vector<float> scores;     // [live, count]
   std::vector<int64_t> indices;  // [live, count]
-  int64_t count = 0;             // 2k, or all k * V when smaller
+  int64_t count = 0;             // 2k, or all beams * V when smaller
   int64_t vocab = 0;
 };
 
-Candidates top_candidates(const at::Tensor& logits, const std::vector<Sentence>& live, int64_t k) {
+// `beams` rows of logits per live sentence: k, or 1 at the first step.
+Candidates top_candidates(const at::Tensor& logits,
+                          const std::vector<Sentence>& live,
+                          int64_t beams,
+                          int64_t k) {
   std::vector<float> beam_scores;
   for (const Sentence& sentence : live) {
     for (const Beam& beam : sentence.beams) beam_scores.push_back(beam.score);
   }
   Candidates candidates;
   candidates.vocab = logits.size(1);
-  candidates.count = std::min<int64_t>(2 * k, k * candidates.vocab);
+  candidates.count = std::min<int64_t>(2 * k, beams * candidates.vocab);
   const auto size = static_cast<std::size_t>(static_cast<int64_t>(live.size()) * candidates.count);
   candidates.scores.resize(size);
   candidates.indices.resize(size);
@@ -135,8 +139,8 @@ Candidates top_candidates(const at::Tensor& logits, const std::vector<Sentence>&
     static_assert(text::kPadId == 0 && text::kSosId == 1, "the first two ids are never generated");
     const at::Tensor all = logits.to(at::kFloat).contiguous();
     for (std::size_t s = 0; s < live.size(); ++s) {
-      const auto first_row = static_cast<int64_t>(s) * k;
-      kernels::best_continuations(all.data_ptr<float>() + first_row * candidates.vocab, k,
+      const auto first_row = static_cast<int64_t>(s) * beams;
+      kernels::best_continuations(all.data_ptr<float>() + first_row * candidates.vocab, beams,
                                   candidates.vocab, beam_scores.data() + first_row, 2,
                                   candidates.count, candidates.scores.data() + s * candidates.count,
                                   candidates.indices.data() + s * candidates.count);
@@ -145,7 +149,7 @@ Candidates top_candidates(const at::Tensor& logits, const std::vector<Sentence>&
   }
   const at::Tensor log_probs = next_log_probs(logits);
   const at::Tensor totals = (log_probs + at::tensor(beam_scores).to(logits.device()).unsqueeze(1))
-                                .view({static_cast<int64_t>(live.size()), k * candidates.vocab});
+                                .view({static_cast<int64_t>(live.size()), beams * candidates.vocab});
   const auto [top_scores, top_indices] = totals.topk(candidates.count, -1);
   const at::Tensor scores = top_scores.cpu().contiguous();
   const at::Tensor indices = top_indices.cpu().contiguous();
@@ -193,28 +197,24 @@ std::vector<std::vector<Hypothesis>> BeamSearch::search(StepModel& model,
   const BeamRule rule{k, length_penalty_, stop_};
   const auto device = source.device();
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(device);
+  // The first step decodes one row per sentence: k copies of it would only repeat its
+  // candidates. The rows become k per sentence when the step's k best continuations are kept.
   std::vector<Sentence> live;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     Sentence sentence{i, output_limit(max_len_, lengths[i]), {}, {}};
-    for (int64_t b = 0; b < k; ++b) {
-      // Only the first beam is real at the start; the others would duplicate its candidates.
-      sentence.beams.push_back({{}, b == 0 ? 0.0f : kImpossible, static_cast<int64_t>(i) * k + b});
-    }
+    sentence.beams.push_back({{}, 0.0f, static_cast<int64_t>(i)});
     live.push_back(std::move(sentence));
   }
   model.start(source);
-  model.keep_rows(
-      at::arange(static_cast<int64_t>(lengths.size()), long_options).repeat_interleave(k));
-  at::Tensor last =
-      at::full({static_cast<int64_t>(lengths.size()) * k}, text::kSosId, long_options);
+  at::Tensor last = at::full({static_cast<int64_t>(lengths.size())}, text::kSosId, long_options);
   std::vector<std::vector<Hypothesis>> results(lengths.size());
-  for (int64_t step = 0; !live.empty(); ++step) {
-    const Candidates candidates = top_candidates(model.step(last), live, k);
+  for (int64_t step = 0, beams = 1; !live.empty(); ++step, beams = k) {
+    const Candidates candidates = top_candidates(model.step(last), live, beams, k);
     NextStep next;
     for (std::size_t s = 0; s < live.size(); ++s) {
       Sentence& sentence = live[s];
-      for (int64_t b = 0; b < k; ++b) {
-        sentence.beams[static_cast<std::size_t>(b)].row = static_cast<int64_t>(s) * k + b;
+      for (int64_t b = 0; b < beams; ++b) {
+        sentence.beams[static_cast<std::size_t>(b)].row = static_cast<int64_t>(s) * beams + b;
       }
       const std::size_t first = s * static_cast<std::size_t>(candidates.count);
       if (advance(sentence, candidates.scores.data() + first, candidates.indices.data() + first,

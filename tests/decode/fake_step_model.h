@@ -24,6 +24,7 @@ class MarkovStepModel final : public decode::StepModel {
   at::Tensor step(const at::Tensor& last_ids) override {
     EXPECT_EQ(last_ids.size(0), rows_);
     ++steps_;
+    rows_per_step_.push_back(rows_);
     at::Tensor logits = at::zeros({rows_, vocab_});
     for (int64_t r = 0; r < rows_; ++r) {
       const auto it = probabilities_.find(last_ids[r].item<int64_t>());
@@ -41,6 +42,7 @@ class MarkovStepModel final : public decode::StepModel {
   }
 
   int64_t steps() const { return steps_; }
+  const std::vector<int64_t>& rows_per_step() const { return rows_per_step_; }
 
  private:
   int64_t vocab_;
@@ -48,6 +50,7 @@ class MarkovStepModel final : public decode::StepModel {
   int64_t rows_ = 0;
   int64_t starts_ = 0;
   int64_t steps_ = 0;
+  std::vector<int64_t> rows_per_step_;
 };
 
 }  // namespace nmt::testing

@@ -92,6 +92,16 @@ TEST(BeamSearchTest, BestSearchesOnWhileAnOpenBeamCanDisplaceAnEndedOne) {
   EXPECT_EQ(best[0][1].ids, (std::vector<int64_t>{5}));
 }
 
+// Every beam starts from <SOS>: the first step decodes one row per sentence, the next k.
+TEST(BeamSearchTest, TheFirstStepDecodesOneRowPerSentence) {
+  auto model = chain();
+  const auto result = BeamSearch(2, 0.0, 1, 0).search(model, sources(3), {3, 3, 3});
+  ASSERT_GE(model.rows_per_step().size(), 2u);
+  EXPECT_EQ(model.rows_per_step()[0], 3);
+  EXPECT_EQ(model.rows_per_step()[1], 6);
+  for (const auto& sentence : result) EXPECT_EQ(sentence[0].ids, (std::vector<int64_t>{5}));
+}
+
 TEST(BeamSearchTest, BeamOfOneMatchesGreedyOnATransformer) {
   auto model = testing::tiny_model(model::NormPosition::kPre, 12, 3);
   torch::manual_seed(4);
