@@ -17,19 +17,23 @@
 # 2. Translation of N (2000) English sentences, drawn with seed 7 from the Tatoeba file
 #    (data/tatoeba-en-es/eng-spa.tsv.gz, distinct English sides; raw/sources.txt): greedy and beam
 #    4, at most 64 output tokens before </s>, batches of 32 sentences sorted by source length (all
-#    three systems sort), THREADS (2) threads, each timed inside its process after a warm-up on 16
-#    sentences, model loading excluded, tokenising and detokenising included:
-#      nmt            nmt bench translate --translators 1 --decode-threads THREADS, fp32, bf16 and
+#    three systems sort), THREADS (2) threads in all, each timed inside its process after a warm-up
+#    on 16 sentences, model loading excluded, tokenising and detokenising included. The threads are
+#    laid out as TxD (LAYOUTS: 1xTHREADS and THREADSx1): T translators, each decoding its own
+#    batches on D threads, for the two systems that have translators:
+#      nmt            nmt bench translate --translators T --decode-threads D, fp32, bf16 and
 #                     int8; beam 4 with transformers' stopping rule (the import's beam_stop: best)
 #                     and with CTranslate2's (--beam-stop first), each compared with that system;
-#                     the translations from nmt translate with the same flags (first round only)
-#      transformers   MarianMTModel.generate, torch.set_num_threads(THREADS), fp32 and bf16 (the
-#                     model in bfloat16)
-#      CTranslate2    Translator(compute_type float32, bfloat16, int8; inter_threads 1,
-#                     intra_threads THREADS), translate_batch(max_batch_size 32)
+#                     the translations from nmt translate with the same flags (first round and
+#                     first layout only)
+#      transformers   MarianMTModel.generate, torch.set_num_threads(THREADS) (1xTHREADS only),
+#                     fp32 and bf16 (the model in bfloat16)
+#      CTranslate2    Translator(compute_type float32, bfloat16, int8; inter_threads T,
+#                     intra_threads D), translate_batch(max_batch_size 32), once per --ct2-isa
 #    Each round runs every setting once, the three systems one after the other (nmt,
-#    transformers, CTranslate2); ROUNDS (2) rounds; the best round of each setting is reported.
-#    Output tokens are counted without </s>, as nmt bench translate does.
+#    transformers, CTranslate2); ROUNDS (2) rounds; the tables give each system's best round and
+#    layout of each setting, and which layout that was. Output tokens are counted without </s>, as
+#    nmt bench translate does.
 # 3. Fine-tuning throughput on pairs drawn with seed 11 from the same file (raw/train.tsv), 32
 #    pairs per step, WARMUP (3) untimed then STEPS (20) timed steps, fp32 and bf16 autocast:
 #      nmt            nmt bench train --config CONFIG (train.init_from: the imported run) --data
@@ -52,8 +56,10 @@
 #   --rounds N         rounds [2]
 #   --steps N, --warmup N   timed and untimed fine-tuning steps [20, 3]
 #   --threads N        threads of every system [2]
-#   --ct2-isa ISA      CT2_FORCE_CPU_ISA for CTranslate2 (AVX2, AVX512, ...) [its own choice,
-#                      which machine.txt shows: AVX2 on AMD CPUs even when they have AVX512]
+#   --layouts "TxD ..."  thread layouts of nmt and CTranslate2, T * D = THREADS ["1x2 2x1"]
+#   --ct2-isa "ISA ..."  CTranslate2 measured once per ISA: own (its own choice, which
+#                      machine.txt shows: AVX2 on AMD CPUs even when they have AVX512) or a
+#                      CT2_FORCE_CPU_ISA value (AVX2, AVX512, ...) [own]
 #   --skip-translate, --skip-train
 #   -h, --help
 # The record: command.txt, commit (git rev-parse HEAD and the work tree's state), date,
@@ -79,7 +85,8 @@ rounds=""
 steps=""
 warmup=""
 threads=2
-ct2_isa=""
+ct2_isas=own
+layouts=""
 max_len=64
 batch_size=32
 do_translate=1
@@ -97,7 +104,8 @@ while [[ $# -gt 0 ]]; do
     --steps) steps=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
-    --ct2-isa) ct2_isa=$2; shift 2 ;;
+    --ct2-isa) ct2_isas=$2; shift 2 ;;
+    --layouts) layouts=$2; shift 2 ;;
     --skip-translate) do_translate=0; shift ;;
     --skip-train) do_train=0; shift ;;
     -h|--help) usage 0 ;;
@@ -119,6 +127,18 @@ for number in "$sentences" "$rounds" "$steps" "$warmup" "$threads"; do
   [[ $number =~ ^[1-9][0-9]*$ ]] || { echo "bench-marian: not a positive whole number: $number" >&2; exit 2; }
 done
 work=${work:-runs/bench-marian-$size}
+(( threads == 1 )) && : "${layouts:=1x1}" || : "${layouts:=1x$threads ${threads}x1}"
+for isa in $ct2_isas; do
+  [[ $isa =~ ^(own|GENERIC|AVX|AVX2|AVX512|NEON)$ ]] ||
+    { echo "bench-marian: --ct2-isa takes own, GENERIC, AVX, AVX2, AVX512 or NEON: $isa" >&2; exit 2; }
+done
+for layout in $layouts; do
+  if [[ ! $layout =~ ^([1-9][0-9]*)x([1-9][0-9]*)$ ]] ||
+     (( BASH_REMATCH[1] * BASH_REMATCH[2] != threads )); then
+    echo "bench-marian: a layout is TxD with T * D = $threads threads: $layout" >&2
+    exit 2
+  fi
+done
 
 # --- What is needed: nmt, the two environments, the corpus ---
 "$nmt" --version > /dev/null 2>&1 ||
@@ -177,11 +197,15 @@ date -u '+%Y-%m-%d %H:%M UTC' > "$out/date"
   "$nmt" --version
   echo "--- torch (.venv/hf)"
   "$hf" -c 'import torch; print("CPU capability:", torch.backends.cpu.get_cpu_capability()); print("mkldnn:", torch.backends.mkldnn.is_available())'
-  echo "--- CTranslate2 (.venv/ct2), CT2_VERBOSE=1 while loading the model"
-  env CT2_VERBOSE=1 ${ct2_isa:+CT2_FORCE_CPU_ISA=$ct2_isa} "$ct2" -c 'import ctranslate2, sys
+  for isa in $ct2_isas; do
+    echo "--- CTranslate2 (.venv/ct2), CT2_VERBOSE=1 while loading the model, ISA: $isa"
+    isa_env=()
+    [[ $isa == own ]] || isa_env=(CT2_FORCE_CPU_ISA="$isa")
+    env CT2_VERBOSE=1 "${isa_env[@]}" "$ct2" -c 'import ctranslate2, sys
 print("supported compute types:", sorted(ctranslate2.get_supported_compute_types("cpu")))
 ctranslate2.Translator(sys.argv[1], device="cpu", compute_type="int8", intra_threads=1)' \
-    "$ct2_model" 2>&1 | sed 's/^\[[^]]*\] \[[^]]*\] //'
+      "$ct2_model" 2>&1 | sed 's/^\[[^]]*\] \[[^]]*\] //'
+  done
 } > "$out/machine.txt"
 {
   echo "nmt: $("$nmt" --version | head -n 1) ($("$nmt" --version | sed -n 2p))"
@@ -195,10 +219,10 @@ print(accelerate.__version__)' 2> /dev/null); then
   "$ct2" -c 'import ctranslate2; print("ctranslate2:", ctranslate2.__version__)'
 } > "$out/versions.txt"
 cp "$model/bench-model.json" "$out/raw/model.json"
-"$hf" - "$model/bench-model.json" "$out/settings.md" "$sentences" "$rounds" "$threads" "$max_len" \
-  "$steps" "$warmup" <<'PY'
+"$hf" - "$model/bench-model.json" "$out/settings.md" "$sentences" "$rounds" "$threads" "$layouts" "$max_len" \
+  "$steps" "$warmup" "$ct2_isas" <<'PY'
 import json, sys
-info_path, out, sentences, rounds, threads, max_len, steps, warmup = sys.argv[1:]
+info_path, out, sentences, rounds, threads, layouts, max_len, steps, warmup, isas = sys.argv[1:]
 info = json.load(open(info_path))
 shape = info["shape"]
 lines = [
@@ -207,9 +231,12 @@ lines = [
     f"entries ({info['real_entries']:,} real pieces and specials; the others never generated), "
     f"{info['parameters']:,} parameters; </s> bias calibrated on {info['calibration']}.",
     f"Translation: {sentences} Tatoeba sentences (raw/sources.txt), batches of 32 sorted by source "
-    f"length, at most {max_len} output tokens before </s>, {threads} threads per system, timed "
-    f"inside each process after a 16-sentence warm-up (loading excluded); best of {rounds} "
-    "round(s), the systems alternating within each round. Beam search stops as each system does "
+    f"length, at most {max_len} output tokens before </s>, {threads} threads per system, laid out "
+    f"as translators × threads of each ({layouts.replace('x', '×')}; transformers only "
+    f"1×{threads}), CTranslate2 with the ISA {' and with '.join(isas.replace('own', 'of its own choice').split())}, "
+    "timed inside each process after a 16-sentence warm-up (loading excluded); "
+    f"best of {rounds} round(s) and the layouts, the systems alternating within each round. Beam "
+    "search stops as each system does "
     "by default: transformers when no open beam can beat the 4 ended ones (nmt's beam_stop best), "
     "CTranslate2 when 4 have ended (nmt's beam_stop first); nmt is measured both ways.",
     f"Fine-tuning: 32 pairs per step, {warmup} untimed then {steps} timed steps, best of {rounds} "
@@ -254,47 +281,65 @@ measure() {
       "$(tail -n 1 "$out/raw/$name.log" | cut -c1-300)" "$out/raw/$name.json"
   fi
 }
-nmt_translate() {  # ROUND DECODING PRECISION
+nmt_translate() {  # ROUND DECODING PRECISION LAYOUT
   local name=translate-nmt-$2-$3 flags
-  flags=(--model "$bench_run" --precision "$3" --threads "$threads" --translators 1
-         --decode-threads "$threads" --batch-size "$batch_size" --max-len "$max_len")
+  flags=(--model "$bench_run" --precision "$3" --threads "$threads" --translators "${4%x*}"
+         --decode-threads "${4#*x}" --batch-size "$batch_size" --max-len "$max_len")
   case $2 in
     greedy) flags+=(--strategy greedy) ;;
     beam4-*) flags+=(--strategy beam --beam-size 4 --beam-stop "${2#beam4-}") ;;
   esac
-  measure "$name.r$1" sh -c '"$@" > "$0"' "$out/raw/$name.r$1.json" \
+  measure "$name-$4.r$1" sh -c '"$@" > "$0"' "$out/raw/$name-$4.r$1.json" \
     "$nmt" -q bench translate "${flags[@]}" --n "$sentences" --json
-  if [[ $1 == 1 ]]; then
+  if [[ $1 == 1 && $4 == "${layouts%% *}" ]]; then
     "$nmt" -q translate "${flags[@]}" < "$out/raw/sources.txt" > "$out/raw/$name.hyp.txt" ||
       log "$name: nmt translate failed"
   fi
 }
-peer_translate() {  # SYSTEM ROUND DECODING PRECISION
+peer_translate() {  # SYSTEM ROUND DECODING PRECISION LAYOUT [CT2_ISA]
   local system=$1 name=translate-$1-$3-$4 python=$hf command=hf-translate precision=$4
-  local strategy=greedy isa=()
+  local strategy=greedy isa=() hyp=/dev/null setting=$5
+  # The translations of round 1, from the first layout and ISA (transformers has only one).
+  [[ $2 != 1 || ($5 != "${layouts%% *}" && $system != transformers) ||
+     ${6:-own} != "${ct2_isas%% *}" ]] || hyp=$out/raw/$name.hyp.txt
   [[ $3 == greedy ]] || strategy=beam
   if [[ $system == ctranslate2 ]]; then
     python=$ct2 command=ct2-translate
-    [[ -z $ct2_isa ]] || isa=(CT2_FORCE_CPU_ISA="$ct2_isa")
+    if [[ $6 != own ]]; then
+      isa=(CT2_FORCE_CPU_ISA="$6")
+      setting+=-${6,,}
+    fi
     case $4 in fp32) precision=float32 ;; bf16) precision=bfloat16 ;; esac
   fi
-  measure "$name.r$2" env "${isa[@]}" "$python" scripts/peers/bench_marian.py "$command" \
+  local layout=(--threads "${5#*x}")
+  [[ $system != ctranslate2 ]] || layout+=(--translators "${5%x*}")
+  measure "$name-$setting.r$2" env "${isa[@]}" "$python" scripts/peers/bench_marian.py "$command" \
     --model "$([[ $system == ctranslate2 ]] && echo "$ct2_model" || echo "$model")" \
     --src "$out/raw/sources.txt" --strategy "$strategy" --beam-size 4 --precision "$precision" \
-    --threads "$threads" --batch-size "$batch_size" --max-len "$max_len" \
-    --out "$out/raw/$name.hyp.txt" --json "$out/raw/$name.r$2.json"
+    "${layout[@]}" --batch-size "$batch_size" --max-len "$max_len" \
+    --out "$hyp" --json "$out/raw/$name-$setting.r$2.json"
 }
 
 if (( do_translate )); then
   for round in $(seq "$rounds"); do
     for precision in fp32 bf16 int8; do
-      nmt_translate "$round" greedy "$precision"
-      [[ $precision == int8 ]] || peer_translate transformers "$round" greedy "$precision"
-      peer_translate ctranslate2 "$round" greedy "$precision"
-      nmt_translate "$round" beam4-best "$precision"
-      [[ $precision == int8 ]] || peer_translate transformers "$round" beam4-best "$precision"
-      nmt_translate "$round" beam4-first "$precision"
-      peer_translate ctranslate2 "$round" beam4-first "$precision"
+      for layout in $layouts; do
+        # transformers has one layout, generate() on torch's threads, measured beside the first.
+        hf_layout=$([[ $layout == "${layouts%% *}" && $precision != int8 ]] && echo yes || echo no)
+        nmt_translate "$round" greedy "$precision" "$layout"
+        [[ $hf_layout == no ]] ||
+          peer_translate transformers "$round" greedy "$precision" "1x$threads"
+        for isa in $ct2_isas; do
+          peer_translate ctranslate2 "$round" greedy "$precision" "$layout" "$isa"
+        done
+        nmt_translate "$round" beam4-best "$precision" "$layout"
+        [[ $hf_layout == no ]] ||
+          peer_translate transformers "$round" beam4-best "$precision" "1x$threads"
+        nmt_translate "$round" beam4-first "$precision" "$layout"
+        for isa in $ct2_isas; do
+          peer_translate ctranslate2 "$round" beam4-first "$precision" "$layout" "$isa"
+        done
+      done
     done
   done
 fi

@@ -160,7 +160,7 @@ def ct2_translate(args):
         return [piece if piece in vocabulary else "<unk>" for piece in pieces] + ["</s>"]
 
     translator = ctranslate2.Translator(
-        args.model, device="cpu", compute_type=args.precision, inter_threads=1,
+        args.model, device="cpu", compute_type=args.precision, inter_threads=args.translators,
         intra_threads=args.threads)
     options = dict(max_batch_size=args.batch_size,
                    beam_size=args.beam_size if args.strategy == "beam" else 1,
@@ -190,7 +190,9 @@ def translation_arguments(parser):
     parser.add_argument("--strategy", choices=["greedy", "beam"], required=True)
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--precision", required=True)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="threads of each translator")
+    parser.add_argument("--translators", type=int, default=1,
+                        help="CTranslate2's inter_threads: batches translated side by side")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-len", type=int, required=True, help="output tokens before </s>")
 

@@ -1,12 +1,15 @@
 """The tables of scripts/peers/bench-marian.sh: `bench_marian.py table RECORD_DIR`.
 
 Reads RECORD_DIR/raw/*.json, one per measurement, named
-    translate-SYSTEM-DECODING-PRECISION.rROUND.json  (SYSTEM nmt, transformers, ctranslate2)
-    train-SYSTEM-PRECISION.rROUND.json               (SYSTEM nmt, seq2seqtrainer, loop)
-(a measurement that failed holds {"error": ...}), and the hypotheses beside the translation ones
-(translate-SYSTEM-DECODING-PRECISION.hyp.txt). Keeps the best round of each setting and writes
-RECORD_DIR/results.csv (one row per system and setting) and RECORD_DIR/results.md (the tables,
-with the ratios nmt / transformers and nmt / CTranslate2).
+    translate-SYSTEM-DECODING-PRECISION-TxD[-ISA].rROUND.json
+        (SYSTEM nmt, transformers, ctranslate2; T translators of D threads each; ISA the one
+        CTranslate2 was forced to, absent where it chose its own)
+    train-SYSTEM-PRECISION.rROUND.json                   (SYSTEM nmt, seq2seqtrainer, loop)
+(a measurement that failed holds {"error": ...}; records before thread layouts have no -TxD, which
+reads as 1 translator of all the threads), and the hypotheses beside the translation ones
+(translate-SYSTEM-DECODING-PRECISION.hyp.txt). Keeps the best round and layout of each setting and
+writes RECORD_DIR/results.csv (one row per system and setting) and RECORD_DIR/results.md (the
+tables, with the ratios nmt / transformers and nmt / CTranslate2).
 """
 
 import csv
@@ -15,7 +18,7 @@ import json
 import os
 import re
 
-NAME = re.compile(r"(translate|train)-(.+)\.r(\d+)\.json$")
+NAME = re.compile(r"(translate|train)-(.+?)(?:-(\d+)x(\d+)(?:-([a-z0-9_]+))?)?\.r(\d+)\.json$")
 SYSTEMS = {"nmt": "nmt", "transformers": "transformers", "ctranslate2": "CTranslate2",
            "seq2seqtrainer": "transformers Seq2SeqTrainer", "loop": "transformers plain loop"}
 DECODINGS = {
@@ -27,8 +30,9 @@ PRECISIONS = ("fp32", "bf16", "int8")
 
 
 def read_measurements(record):
-    """{(task, setting): [result, ...]} over the rounds; setting is SYSTEM-DECODING-PRECISION for a
-    translation, SYSTEM-PRECISION for training."""
+    """{(task, setting): [result, ...]} over the rounds and layouts; setting is
+    SYSTEM-DECODING-PRECISION for a translation, SYSTEM-PRECISION for training. Each result gets
+    its round and, where the name gives one, its layout ("2×1")."""
     measurements = {}
     for path in sorted(glob.glob(os.path.join(record, "raw", "*.json"))):
         match = NAME.search(os.path.basename(path))
@@ -36,13 +40,17 @@ def read_measurements(record):
             continue
         with open(path, encoding="utf-8") as file:
             result = json.load(file)
-        result["round"] = int(match.group(3))
+        result["round"] = int(match.group(6))
+        if match.group(3):
+            result["layout"] = f"{match.group(3)}×{match.group(4)}"
+        if match.group(5):
+            result["layout"] += f", {match.group(5).upper()}"
         measurements.setdefault((match.group(1), match.group(2)), []).append(result)
     return measurements
 
 
 def best(results, key):
-    """The round with the highest `key`, or the first error when no round succeeded."""
+    """The round (and layout) with the highest `key`, or the first error when none succeeded."""
     good = [r for r in results if key in r]
     return max(good, key=lambda r: r[key]) if good else results[0]
 
@@ -86,8 +94,10 @@ def translation_rows(record, measurements):
                     "system": system, "rounds": len(results),
                     "sentences_per_s": top.get("sentences_per_s"),
                     "target_tokens_per_s": top.get("output_tokens_per_s"),
+                    "layout": top.get("layout", ""),
                     "all_rounds_sentences_per_s": " ".join(
-                        f"{r['sentences_per_s']:.2f}" for r in results if "sentences_per_s" in r),
+                        f"{r['sentences_per_s']:.2f}" + (f" ({r['layout']})" if "layout" in r else "")
+                        for r in results if "sentences_per_s" in r),
                     "mean_output_tokens": mean_output_tokens(top),
                     "capped_outputs": top.get("capped_outputs"),
                     "same_as_fp32_reference": agreement(record, setting, decoding),
@@ -132,12 +142,12 @@ def ratio(numerator, denominator):
 
 
 def cell(row, key):
-    """A system's figure, or why there is none."""
+    """A system's figure and its thread layout, or why there is none."""
     if row is None:
         return "–"
     if row["error"]:
         return "not supported" if "support" in row["error"] else "failed"
-    return figure(row[key])
+    return figure(row[key]) + (f" ({row['layout']})" if row.get("layout") else "")
 
 
 def translation_table(rows, key, unit):
@@ -218,11 +228,13 @@ def write_tables(record):
     lines = [f"# nmt, transformers and CTranslate2 on a random Marian model ({record.rstrip('/')})",
              "", settings, ""]
     if translations:
-        lines += ["## Translation: sentences/s (best round)", "",
+        lines += ["## Translation: sentences/s (best round and thread layout)", "",
+                  "Beside each figure, the thread layout it came from (translators × threads of "
+                  "each; for CTranslate2 the ISA it was forced to, where it was).", "",
                   *translation_table(translations, "sentences_per_s", "sent/s"), "",
-                  "## Translation: target tokens/s (best round; tokens without </s>)", "",
+                  "## Translation: target tokens/s (best round and layout; tokens without </s>)", "",
                   *translation_table(translations, "target_tokens_per_s", "tokens/s"), "",
-                  "## Translation: what each system produced (best round)", "",
+                  "## Translation: what each system produced (best round and layout)", "",
                   "The fp32 reference: transformers' translations with the same decoding; "
                   "CTranslate2's for beam 4 with CTranslate2's stopping rule. nmt bench "
                   "translate does not report outputs at the cap.", "",
