@@ -5,6 +5,8 @@
 # both skip themselves, reported as skipped, when their data or Chromium is absent.
 #
 # Without arguments (the whole suite, as CI runs it) it goes on to
+#   - the same suite at the AVX2 tier (NMT_CPU_ISA=avx2: nmt's AVX2 int8 kernel, its defaults and
+#     the libraries' kernels as on a CPU without AVX-512), where the CPU has AVX2,
 #   - the Torch-free suites under AddressSanitizer + UBSan (scripts/sanitize.sh, build-asan/),
 #   - a few seconds of each libFuzzer target (scripts/fuzz.sh 5, build-fuzz/),
 #   - the whole suite again against LibTorch 2.x, the CUDA + NCCL build of PyPI's torch wheel
@@ -63,6 +65,12 @@ run_suite "suite, $(build/src/nmt --version | sed -n 2p) (Debian)" build \
   ctest --test-dir build --output-on-failure --parallel "$(nproc)" "$@"
 
 if [[ $# -eq 0 ]]; then
+  if grep -qw avx2 /proc/cpuinfo; then
+    run_suite "suite at the AVX2 tier (NMT_CPU_ISA=avx2)" build \
+      env NMT_CPU_ISA=avx2 ctest --test-dir build --output-on-failure --parallel "$(nproc)"
+  else
+    summary+=("suite at the AVX2 tier: skipped (this CPU has no AVX2)")
+  fi
   stage=$SECONDS
   if scripts/sanitize.sh; then
     summary+=("Torch-free suites under ASan + UBSan: passed ($(elapsed "$stage"))")

@@ -1,5 +1,9 @@
 #include "nmt/cpu_features.h"
 
+#include <cstdlib>
+#include <iterator>
+#include <string_view>
+
 #if defined(__x86_64__) && defined(__linux__)
 #include <cpuid.h>
 #include <sys/syscall.h>
@@ -7,24 +11,45 @@
 #endif
 
 namespace nmt {
+namespace {
 
-bool cpu_has_avx512_bf16() {
-#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 11)
-  return __builtin_cpu_supports("avx512bf16") != 0;
-#else
-  return false;
-#endif
+constexpr const char* kTierNames[] = {"baseline",    "avx2",        "avx512",
+                                      "avx512_vnni", "avx512_bf16", "amx"};
+
+const char* setting() {
+  const char* value = std::getenv("NMT_CPU_ISA");
+  return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
-bool cpu_has_avx512_vnni() {
-#if defined(__x86_64__)
-  return __builtin_cpu_supports("avx512vnni") != 0;
-#else
-  return false;
-#endif
+std::optional<CpuTier> parse_tier(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kTierNames); ++i) {
+    if (name == kTierNames[i]) return static_cast<CpuTier>(i);
+  }
+  return std::nullopt;
 }
 
-bool cpu_has_amx_int8() {
+// Whether the cap, if any, allows `tier`.
+bool allows(CpuTier tier) {
+  const std::optional<CpuTier> cap = cpu_tier_cap();
+  return !cap || tier <= *cap;
+}
+
+bool hardware_has(const char* feature) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  // __builtin_cpu_supports needs a literal; the features nmt asks about are listed here.
+  const std::string_view name = feature;
+  if (name == "avx2") return __builtin_cpu_supports("avx2") != 0;
+  if (name == "avx512f") return __builtin_cpu_supports("avx512f") != 0;
+  if (name == "avx512vnni") return __builtin_cpu_supports("avx512vnni") != 0;
+#if defined(__clang__) || __GNUC__ >= 11
+  if (name == "avx512bf16") return __builtin_cpu_supports("avx512bf16") != 0;
+#endif
+#endif
+  (void)feature;
+  return false;
+}
+
+bool hardware_has_amx_int8() {
 #if defined(__x86_64__) && defined(__linux__)
   static const bool usable = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -43,6 +68,68 @@ bool cpu_has_amx_int8() {
 #else
   return false;
 #endif
+}
+
+// Sets `name` to `value` unless the user set it; true when it was set here.
+bool set_unless_given(const char* name, const char* value) {
+  if (value == nullptr || std::getenv(name) != nullptr) return false;
+  return setenv(name, value, /*overwrite=*/0) == 0;
+}
+
+}  // namespace
+
+const char* tier_name(CpuTier tier) { return kTierNames[static_cast<std::size_t>(tier)]; }
+
+std::optional<CpuTier> cpu_tier_cap() {
+  static const std::optional<CpuTier> cap = [] {
+    const char* value = setting();
+    return value != nullptr ? parse_tier(value) : std::nullopt;
+  }();
+  return cap;
+}
+
+std::string cpu_tier_problem() {
+  const char* value = setting();
+  if (value == nullptr || parse_tier(value)) return "";
+  std::string names;
+  for (const char* name : kTierNames) names += std::string(names.empty() ? "" : ", ") + name;
+  return "NMT_CPU_ISA: unknown tier '" + std::string(value) + "' (one of " + names + ")";
+}
+
+bool cpu_has_avx2() { return allows(CpuTier::kAvx2) && hardware_has("avx2"); }
+
+bool cpu_has_avx512_bf16() {
+  return allows(CpuTier::kAvx512Bf16) && hardware_has("avx512bf16");
+}
+
+bool cpu_has_avx512_vnni() {
+  return allows(CpuTier::kAvx512Vnni) && hardware_has("avx512vnni");
+}
+
+bool cpu_has_amx_int8() { return allows(CpuTier::kAmx) && hardware_has_amx_int8(); }
+
+CpuTier cpu_tier() {
+  if (cpu_has_amx_int8()) return CpuTier::kAmx;
+  if (cpu_has_avx512_bf16()) return CpuTier::kAvx512Bf16;
+  if (cpu_has_avx512_vnni()) return CpuTier::kAvx512Vnni;
+  if (allows(CpuTier::kAvx512) && hardware_has("avx512f")) return CpuTier::kAvx512;
+  if (cpu_has_avx2()) return CpuTier::kAvx2;
+  return CpuTier::kBaseline;
+}
+
+bool cap_libraries_at_cpu_tier() {
+  const std::optional<CpuTier> cap = cpu_tier_cap();
+  if (!cap) return false;
+  // LibTorch knows default, avx2 and avx512; oneDNN the five tiers; OpenBLAS is capped only below
+  // AVX-512, where Haswell's kernels are the AVX2 ones (its own choice otherwise).
+  constexpr const char* kAten[] = {"default", "avx2", nullptr, nullptr, nullptr, nullptr};
+  constexpr const char* kOneDnn[] = {"SSE41",           "AVX2",           "AVX512_CORE",
+                                     "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
+  constexpr const char* kOpenBlas[] = {"Nehalem", "Haswell", nullptr, nullptr, nullptr, nullptr};
+  const auto index = static_cast<std::size_t>(*cap);
+  set_unless_given("ATEN_CPU_CAPABILITY", kAten[index]);
+  set_unless_given("ONEDNN_MAX_CPU_ISA", kOneDnn[index]);
+  return set_unless_given("OPENBLAS_CORETYPE", kOpenBlas[index]);
 }
 
 }  // namespace nmt

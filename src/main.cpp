@@ -3,16 +3,28 @@
 // interrupted.
 #include <c10/util/Exception.h>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "cli/app.h"
+#include "nmt/cpu_features.h"
 #include "nmt/error.h"
 #include "nmt/memory.h"
 #include "nmt/run/build_info.h"
 
 int main(int argc, char** argv) {
+  // OpenBLAS chose its kernels when this process loaded it: a cap that NMT_CPU_ISA puts on it
+  // takes effect in a fresh image of the same program with the same arguments.
+  if (nmt::cap_libraries_at_cpu_tier()) {
+    execv("/proc/self/exe", argv);
+    std::cerr << "nmt: warning: could not restart under NMT_CPU_ISA's OpenBLAS cap ("
+              << std::strerror(errno) << "); OpenBLAS keeps its own choice\n";
+  }
   CLI::App app{
       "nmt: train an encoder-decoder Transformer on sentence pairs, then translate and score.\n"
       "Start with `nmt train --config configs/quickstart.json`; every subcommand has --help."};
@@ -37,6 +49,9 @@ int main(int argc, char** argv) {
   }
   nmt::cli::setup_process(global);
   try {
+    if (const std::string problem = nmt::cpu_tier_problem(); !problem.empty()) {
+      throw nmt::ConfigError(problem);
+    }
     for (const auto& [subcommand, run] : commands) {
       if (subcommand->parsed()) return run();
     }

@@ -93,4 +93,10 @@ inline CommandResult run_nmt(const std::string& arguments) {
   return run_command(std::string("'") + NMT_BINARY + "' " + arguments);
 }
 
+// run_nmt with `assignments` ("NAME=value ...") added to its environment.
+inline CommandResult run_nmt_with_env(const std::string& assignments,
+                                      const std::string& arguments) {
+  return run_command("env " + assignments + " '" + NMT_BINARY + "' " + arguments);
+}
+
 }  // namespace nmt::testing

@@ -1,8 +1,34 @@
-// What this processor's vector units can do, for choosing number formats at run time. Torch-free;
-// never throws; never logs.
+// What this processor's vector units can do, for choosing number formats and kernels at run time,
+// and the environment variable NMT_CPU_ISA that caps it, so that one machine can measure and test
+// what nmt does on a lesser CPU. Torch-free; never throws; never logs.
 #pragma once
 
+#include <optional>
+#include <string>
+
 namespace nmt {
+
+// Instruction-set tiers, lowest first; each includes the ones below it. oneDNN's names for the
+// same levels: AVX2, AVX512_CORE, AVX512_CORE_VNNI, AVX512_CORE_BF16, AVX512_CORE_AMX.
+enum class CpuTier { kBaseline, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx };
+
+// NMT_CPU_ISA's name of a tier: "baseline", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx".
+const char* tier_name(CpuTier tier);
+
+// The cap NMT_CPU_ISA sets, read once; nothing when it is unset, empty or not a tier's name.
+std::optional<CpuTier> cpu_tier_cap();
+
+// Why NMT_CPU_ISA is not usable ("NMT_CPU_ISA: unknown tier 'x' (one of ...)"), or "" when it
+// is unset or names a tier.
+std::string cpu_tier_problem();
+
+// The highest tier this CPU has, below the cap where NMT_CPU_ISA sets one.
+CpuTier cpu_tier();
+
+// Each feature is reported only where the CPU has it and the tier that brings it is allowed.
+
+// AVX2: nmt's int8 kernel for CPUs without AVX512-VNNI (model/avx2_gemm.cpp).
+bool cpu_has_avx2();
 
 // AVX512-BF16: bf16 dot products in hardware, which LibTorch's bf16 matrix products use.
 bool cpu_has_avx512_bf16();
@@ -13,5 +39,13 @@ bool cpu_has_avx512_vnni();
 // AMX-INT8 (Intel's tile matrix unit), with the operating system's permission to use it, which
 // the first call requests for the process: nmt's int8 kernel then multiplies on tiles.
 bool cpu_has_amx_int8();
+
+// Caps the libraries nmt drives at NMT_CPU_ISA's tier, where it sets one, through their own
+// variables: ATEN_CPU_CAPABILITY (LibTorch's vectorised kernels) and ONEDNN_MAX_CPU_ISA (oneDNN),
+// which they read when first used, and OPENBLAS_CORETYPE (Haswell at the AVX2 tier), which
+// OpenBLAS reads when the process loads it. A variable the user set is left as it is. Returns
+// true when OPENBLAS_CORETYPE was set here: only a fresh process image sees it (main re-executes
+// itself then).
+bool cap_libraries_at_cpu_tier();
 
 }  // namespace nmt

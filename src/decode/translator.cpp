@@ -150,16 +150,18 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
 }  // namespace
 
 model::WeightForm decoding_form(Precision precision, const c10::Device& device) {
-  const bool has_int8 = model::has_int8_inference() && cpu_has_avx512_vnni();
-  switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
+  // nmt's int8 kernels are made of AVX512-VNNI or AVX2 instructions (model/vnni_gemm.h); int8 is
+  // the default where VNNI's are.
+  const bool has_int8 = model::has_int8_inference() && cpu_has_avx2();
+  const bool prefers_int8 = model::has_int8_inference() && cpu_has_avx512_vnni();
+  switch (resolve_precision(precision, device.is_cuda(), prefers_int8)) {
     case Precision::kBf16:
       return model::WeightForm::kBf16;
     case Precision::kInt8:
-      // nmt's int8 kernel is made of AVX512-VNNI instructions (model/vnni_gemm.h).
       if (device.is_cuda() || !has_int8) {
         throw ConfigError(
-            "decode.precision: int8 needs the CPU, one with AVX512-VNNI, and nmt built for "
-            "x86-64; use bf16 or fp32 here");
+            "decode.precision: int8 needs the CPU, one with AVX2, and nmt built for x86-64; use "
+            "bf16 or fp32 here");
       }
       return model::WeightForm::kInt8;
     case Precision::kAuto:

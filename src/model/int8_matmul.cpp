@@ -69,6 +69,32 @@ bool int8_gemm_uses_amx() {
 #endif
 }
 
+#ifdef NMT_WITH_VNNI_KERNEL
+namespace {
+
+using Int8Kernel = void (*)(const uint8_t*,
+                            int64_t,
+                            const PackedInt8Weight&,
+                            const float*,
+                            const float*,
+                            const float*,
+                            float*,
+                            PanelRange);
+
+// The best of the three kernels this CPU (under NMT_CPU_ISA's cap) runs; all give the same bytes.
+Int8Kernel int8_kernel() {
+  static const Int8Kernel kernel = [] {
+#ifdef NMT_WITH_AMX_KERNEL
+    if (int8_gemm_uses_amx()) return &amx_gemm;
+#endif
+    return cpu_has_avx512_vnni() ? &vnni_gemm : &avx2_gemm;
+  }();
+  return kernel;
+}
+
+}  // namespace
+#endif
+
 Int8Matrix quantize_rows(const at::Tensor& weight) {
   TORCH_CHECK(has_int8_matmul(), "int8 inference needs nmt's x86-64 int8 kernel");
   const at::Tensor w = weight.detach().to(at::kFloat).contiguous().cpu();
@@ -110,16 +136,10 @@ void int8_gemm(const float* x,
   const PanelRange panels = all_panels(weight.packed);
   const int64_t panel_work = std::max<int64_t>(1, m * stride * 64);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / panel_work);
+  const Int8Kernel kernel = int8_kernel();
   at::parallel_for(panels.begin, panels.end, grain, [&](int64_t begin, int64_t end) {
-#ifdef NMT_WITH_AMX_KERNEL
-    if (int8_gemm_uses_amx()) {
-      amx_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
-               weight.scales.data(), bias, y, {begin, end});
-      return;
-    }
-#endif
-    vnni_gemm(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
-              weight.scales.data(), bias, y, {begin, end});
+    kernel(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
+           weight.scales.data(), bias, y, {begin, end});
   });
 #else
   (void)bias;

@@ -10,7 +10,8 @@
 // are exactly sum_k q[i, k] w[j, k], as a signed int8 GEMM gives them. vnni_gemm requires a CPU
 // with AVX512-VNNI (cpu_has_avx512_vnni()); amx_gemm, built where the compiler knows AMX
 // (NMT_WITH_AMX_KERNEL), one with AMX-INT8 (cpu_has_amx_int8()) and computes the same sums on
-// Intel's tile unit: both give the same bytes. Private to src/model; never throws.
+// Intel's tile unit; avx2_gemm one with AVX2 (cpu_has_avx2()), from the same packed weights. All
+// three give the same bytes. Private to src/model; never throws.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +47,17 @@ PanelRange all_panels(const PackedInt8Weight& w);
 // padding bytes may hold anything), for the output columns of `panels` only. The integer sums are
 // exact; the scaling is (row_scale * column_scale) * sum, then + bias, in that order.
 void vnni_gemm(const uint8_t* activations,
+               int64_t m,
+               const PackedInt8Weight& w,
+               const float* row_scales,
+               const float* column_scales,
+               const float* bias,
+               float* y,
+               PanelRange panels);
+
+// vnni_gemm's product with AVX2 instructions (model/avx2_gemm.cpp), for CPUs with AVX2
+// (cpu_has_avx2()) and without AVX512-VNNI: the same bytes from the same packed weights.
+void avx2_gemm(const uint8_t* activations,
                int64_t m,
                const PackedInt8Weight& w,
                const float* row_scales,

@@ -23,17 +23,37 @@ std::string cuda_line() {
              : "yes (built in; no device usable here, so nmt runs on the CPU)";
 }
 
+// Why a feature is missing: the CPU, or NMT_CPU_ISA's cap.
+std::string lacking(const char* feature) {
+  return cpu_tier_cap() ? fmt::format("{} is above this CPU tier", feature)
+                        : fmt::format("this CPU lacks {}", feature);
+}
+
 std::string int8_line() {
   if (!model::has_int8_inference()) return "no (nmt's int8 kernel is built for x86-64 only)";
-  if (!cpu_has_avx512_vnni()) return "yes (this CPU lacks AVX512-VNNI: decoding defaults to fp32)";
-  return model::int8_runs_on_amx()
-             ? "yes (this CPU has AVX512-VNNI and AMX-INT8: the default for decoding, on AMX tiles)"
-             : "yes (this CPU has AVX512-VNNI: the default for decoding)";
+  if (model::int8_runs_on_amx()) {
+    return "yes (this CPU has AVX512-VNNI and AMX-INT8: the default for decoding, on AMX tiles)";
+  }
+  if (cpu_has_avx512_vnni()) return "yes (this CPU has AVX512-VNNI: the default for decoding)";
+  if (cpu_has_avx2()) {
+    return fmt::format("yes (AVX2 kernel: {}, so decoding defaults to fp32)",
+                       lacking("AVX512-VNNI"));
+  }
+  return fmt::format("no ({})", lacking("AVX2"));
+}
+
+std::string tier_line() {
+  const std::string problem = cpu_tier_problem();
+  if (!problem.empty()) return problem;
+  const std::optional<CpuTier> cap = cpu_tier_cap();
+  return fmt::format("{}{}", tier_name(cpu_tier()),
+                     cap ? fmt::format(" (NMT_CPU_ISA={} caps it)", tier_name(*cap)) : "");
 }
 
 std::string bf16_line() {
-  return cpu_has_avx512_bf16() ? "yes (this CPU has AVX512-BF16: the default for CPU training)"
-                               : "no (this CPU lacks AVX512-BF16: CPU training defaults to fp32)";
+  return cpu_has_avx512_bf16()
+             ? "yes (this CPU has AVX512-BF16: the default for CPU training)"
+             : fmt::format("no ({}: CPU training defaults to fp32)", lacking("AVX512-BF16"));
 }
 
 }  // namespace
@@ -47,11 +67,12 @@ std::string describe_build(const std::string& nmt_version) {
       "  Gloo          {}\n"
       "  int8          {}\n"
       "  bf16 on CPU   {}\n"
+      "  CPU tier      {}\n"
       "  CPU threads   {} hardware threads",
       nmt_version, TORCH_VERSION, cuda_line(),
       train::has_nccl() ? "yes (CUDA ranks train together)" : "no",
       train::has_gloo() ? "yes (CPU ranks train together)" : "no (Debian: libgloo-dev)",
-      int8_line(), bf16_line(), std::thread::hardware_concurrency());
+      int8_line(), bf16_line(), tier_line(), std::thread::hardware_concurrency());
 }
 
 }  // namespace nmt::run

@@ -38,5 +38,36 @@ TEST(VersionTest, NamesNmtLibTorchAndEveryFeatureOfThisBuild) {
   }
 }
 
+// NMT_CPU_ISA caps what nmt uses, and --version says so; at the AVX2 tier int8 runs on the AVX2
+// kernel (model/avx2_gemm.cpp).
+TEST(VersionTest, NmtCpuIsaCapsTheTier) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") == 0) GTEST_SKIP() << "this CPU has no AVX2";
+  const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx2", "--version");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(line_starting(result.output, "  CPU tier"),
+            "  CPU tier      avx2 (NMT_CPU_ISA=avx2 caps it)");
+  EXPECT_EQ(line_starting(result.output, "  int8"),
+            "  int8          yes (AVX2 kernel: AVX512-VNNI is above this CPU tier, so decoding "
+            "defaults to fp32)");
+  EXPECT_EQ(line_starting(result.output, "  bf16 on CPU"),
+            "  bf16 on CPU   no (AVX512-BF16 is above this CPU tier: CPU training defaults to "
+            "fp32)");
+#else
+  GTEST_SKIP() << "the tiers are x86-64's";
+#endif
+}
+
+TEST(VersionTest, AnUnknownTierIsAnErrorNamingTheTiers) {
+  const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --help");
+  EXPECT_EQ(result.exit_code, 0) << "--help still answers: " << result.output;
+  const auto refused = testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --hyp /dev/null --ref /dev/null");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("nmt: error: NMT_CPU_ISA: unknown tier 'avx3' (one of baseline, "
+                                "avx2, avx512, avx512_vnni, avx512_bf16, amx)"),
+            std::string::npos)
+      << refused.output;
+}
+
 }  // namespace
 }  // namespace nmt

@@ -1,6 +1,6 @@
-// The int8 kernels' sums (AVX512-VNNI's and AMX's) are exactly the integer products of the
+// The int8 kernels' sums (AVX512-VNNI's, AVX2's and AMX's) are exactly the integer products of the
 // activations and the weights for every shape remainder; their outputs are those sums scaled by
-// row and column, plus the bias, so the two kernels give the same bytes, computed whole or a range
+// row and column, plus the bias, so the three kernels give the same bytes, computed whole or a range
 // of output panels at a time.
 #include "model/vnni_gemm.h"
 
@@ -94,6 +94,29 @@ void expect_exact_products(Kernel kernel) {
 TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
   if (!cpu_has_avx512_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
   expect_exact_products(vnni_gemm);
+}
+
+TEST(Avx2GemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  expect_exact_products(avx2_gemm);
+}
+
+// The pairs of products AVX2 adds in 16 bits: the largest magnitudes, both signs, no saturation.
+TEST(Avx2GemmTest, ExtremeValuesDoNotSaturate) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  for (const int sign : {1, -1}) {
+    const std::vector<int8_t> weight(16 * 8, static_cast<int8_t>(sign * 127));
+    const PackedInt8Weight packed = pack_int8_weight(weight.data(), 16, 8);
+    for (const int q : {127, -127}) {
+      const std::vector<uint8_t> activations(8, static_cast<uint8_t>(q + 128));
+      const float one = 1.0f;
+      const std::vector<float> ones(16, 1.0f);
+      std::vector<float> y(16);
+      avx2_gemm(activations.data(), 1, packed, &one, ones.data(), nullptr, y.data(),
+                all_panels(packed));
+      EXPECT_EQ(y, std::vector<float>(16, static_cast<float>(8 * sign * 127 * q)));
+    }
+  }
 }
 
 TEST(AmxGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
