@@ -50,11 +50,13 @@ std::string crash_config(const testing::ScratchDir& dir) {
                                      "}}");
 }
 
-// The highest step in the run's metrics log, 0 before the first.
+// The highest step in the run's metrics log, 0 before the first. A kill can tear the last line
+// mid-write; the run skips such a line when it resumes, and so does this count.
 int64_t last_logged_step(const std::string& run) {
   std::ifstream in(run + "/metrics.jsonl");
   int64_t last = 0;
   for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.back() != '}') continue;
     const auto at = line.find("\"step\":");
     if (at == std::string::npos || line.find("\"event\":\"train\"") == std::string::npos) continue;
     last = std::max<int64_t>(last, std::stoll(line.substr(at + 7)));
