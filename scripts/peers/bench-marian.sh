@@ -45,6 +45,11 @@
 #    smoothing 0.1, gradient norm clipped at 1, dropout 0.1. Target tokens are counted as nmt does:
 #    target pieces and </s>, no padding. Rounds as for translation.
 #
+# To measure every system at a lower tier, give the caps to the whole script, e.g. the AVX2 tier:
+#   NMT_CPU_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell \
+#     scripts/peers/bench-marian.sh --ct2-isa AVX2 ...
+# (machine.txt records them, and the tier each library then reports.)
+#
 # Options (defaults in brackets):
 #   --quick            d_model 64, 2+2 layers, 4 heads, FFN 256, 8,000 entries; 100 sentences, 1
 #                      round, 1+2 training steps; the record goes to a temporary directory unless
@@ -193,6 +198,10 @@ date -u '+%Y-%m-%d %H:%M UTC' > "$out/date"
     grep -qw "$flag" /proc/cpuinfo && echo "cpu flag: $flag" || echo "cpu flag: no $flag"
   done
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # Tier caps given to the whole measurement (nmt --version below shows NMT_CPU_ISA's effect).
+  for variable in NMT_CPU_ISA ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA OPENBLAS_CORETYPE; do
+    echo "environment: $variable=${!variable-(unset)}"
+  done
   echo "--- nmt --version"
   "$nmt" --version
   echo "--- torch (.venv/hf)"

@@ -72,15 +72,6 @@ bool int8_gemm_uses_amx() {
 #ifdef NMT_WITH_VNNI_KERNEL
 namespace {
 
-using Int8Kernel = void (*)(const uint8_t*,
-                            int64_t,
-                            const PackedInt8Weight&,
-                            const float*,
-                            const float*,
-                            const float*,
-                            float*,
-                            PanelRange);
-
 // The best of the three kernels this CPU (under NMT_CPU_ISA's cap) runs; all give the same bytes.
 Int8Kernel int8_kernel() {
   static const Int8Kernel kernel = [] {

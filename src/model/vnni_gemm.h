@@ -42,6 +42,16 @@ struct PanelRange {
 // All of a packed weight's panels.
 PanelRange all_panels(const PackedInt8Weight& w);
 
+// The signature of the kernels below, which int8_gemm chooses among.
+using Int8Kernel = void (*)(const uint8_t* activations,
+                            int64_t m,
+                            const PackedInt8Weight& w,
+                            const float* row_scales,
+                            const float* column_scales,
+                            const float* bias,
+                            float* y,
+                            PanelRange panels);
+
 // y [m, w.rows] = row_scales[i] * column_scales[j] * (q W^T)[i, j] + bias[j] (bias may be null),
 // where activations holds q [m, w.cols] + 128 as unsigned bytes with row stride w.padded_cols (the
 // padding bytes may hold anything), for the output columns of `panels` only. The integer sums are

@@ -15,18 +15,9 @@
 namespace nmt::model {
 namespace {
 
-using Kernel = void (*)(const uint8_t*,
-                        int64_t,
-                        const PackedInt8Weight&,
-                        const float*,
-                        const float*,
-                        const float*,
-                        float*,
-                        PanelRange);
-
 // Every remainder of rows m (VNNI's blocks of 4, AMX's 16), of output columns (panels of 64, AMX's
 // groups of 16) and of the shared dimension (steps of 4, AMX's stretches of 64).
-void expect_exact_products(Kernel kernel) {
+void expect_exact_products(Int8Kernel kernel) {
   std::mt19937 generator(5);
   std::uniform_int_distribution<int> value(-127, 127);
   for (const int64_t m : {1, 2, 3, 4, 5, 7, 9, 16, 17, 35}) {
