@@ -34,20 +34,12 @@ bool allows(CpuTier tier) {
   return !cap || tier <= *cap;
 }
 
-bool hardware_has(const char* feature) {
+// Whether the processor itself has a feature (__builtin_cpu_supports takes only a literal).
 #if defined(__x86_64__) && defined(__GNUC__)
-  // __builtin_cpu_supports needs a literal; the features nmt asks about are listed here.
-  const std::string_view name = feature;
-  if (name == "avx2") return __builtin_cpu_supports("avx2") != 0;
-  if (name == "avx512f") return __builtin_cpu_supports("avx512f") != 0;
-  if (name == "avx512vnni") return __builtin_cpu_supports("avx512vnni") != 0;
-#if defined(__clang__) || __GNUC__ >= 11
-  if (name == "avx512bf16") return __builtin_cpu_supports("avx512bf16") != 0;
+#define NMT_HARDWARE_HAS(feature) (__builtin_cpu_supports(feature) != 0)
+#else
+#define NMT_HARDWARE_HAS(feature) false
 #endif
-#endif
-  (void)feature;
-  return false;
-}
 
 bool hardware_has_amx_int8() {
 #if defined(__x86_64__) && defined(__linux__)
@@ -96,14 +88,18 @@ std::string cpu_tier_problem() {
   return "NMT_CPU_ISA: unknown tier '" + std::string(value) + "' (one of " + names + ")";
 }
 
-bool cpu_has_avx2() { return allows(CpuTier::kAvx2) && hardware_has("avx2"); }
+bool cpu_has_avx2() { return allows(CpuTier::kAvx2) && NMT_HARDWARE_HAS("avx2"); }
 
 bool cpu_has_avx512_bf16() {
-  return allows(CpuTier::kAvx512Bf16) && hardware_has("avx512bf16");
+#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 11)
+  return allows(CpuTier::kAvx512Bf16) && NMT_HARDWARE_HAS("avx512bf16");
+#else
+  return false;  // compilers before GCC 11 do not know the feature's name
+#endif
 }
 
 bool cpu_has_avx512_vnni() {
-  return allows(CpuTier::kAvx512Vnni) && hardware_has("avx512vnni");
+  return allows(CpuTier::kAvx512Vnni) && NMT_HARDWARE_HAS("avx512vnni");
 }
 
 bool cpu_has_amx_int8() { return allows(CpuTier::kAmx) && hardware_has_amx_int8(); }
@@ -112,7 +108,7 @@ CpuTier cpu_tier() {
   if (cpu_has_amx_int8()) return CpuTier::kAmx;
   if (cpu_has_avx512_bf16()) return CpuTier::kAvx512Bf16;
   if (cpu_has_avx512_vnni()) return CpuTier::kAvx512Vnni;
-  if (allows(CpuTier::kAvx512) && hardware_has("avx512f")) return CpuTier::kAvx512;
+  if (allows(CpuTier::kAvx512) && NMT_HARDWARE_HAS("avx512f")) return CpuTier::kAvx512;
   if (cpu_has_avx2()) return CpuTier::kAvx2;
   return CpuTier::kBaseline;
 }
