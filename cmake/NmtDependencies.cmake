@@ -21,7 +21,9 @@ function(nmt_find_c_library target header)
 endfunction()
 nmt_find_c_library(utf8proc utf8proc.h NAMES utf8proc)
 nmt_find_c_library(sentencepiece sentencepiece_processor.h NAMES sentencepiece sentencepiece_train)
-# cpp-httplib (libcpp-httplib-dev) for nmt serve. Debian builds the library with OpenSSL, zlib and
+# Boost.Beast and Asio (libboost-dev, header-only) for nmt serve's HTTP layer.
+find_package(Boost 1.74 REQUIRED)
+# cpp-httplib (libcpp-httplib-dev): the serve tests' HTTP client. Debian builds the library with OpenSSL, zlib and
 # Brotli support, and its declarations change with those switches, so every user of the header
 # compiles with the same three (its pkg-config Cflags).
 nmt_find_c_library(httplib httplib.h NAMES cpp-httplib)

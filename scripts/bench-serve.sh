@@ -10,7 +10,8 @@
 # Environment: DURATION (seconds per point, 30), WARMUP (seconds, 5), CLIENTS ("1 8 32"),
 # PRECISION (decode.precision, int8), STRATEGY (the run's decode.strategy when empty), THREADS
 # (CPU threads of the server, 0 = all cores), SENTENCES (one sentence per line; default: the
-# sources of the run's test split), SERVE_FLAGS (more nmt serve flags), NMT (build/src/nmt).
+# sources of the run's test split), SERVE_FLAGS (more nmt serve flags), NMT (build/src/nmt),
+# BATCHING ("dynamic single": which of the two to measure).
 # Writes OUT_DIR (default data/benchmarks/serve-<date>/): command.txt, machine.txt, raw/ (wrk's
 # output, the server's logs, /metrics after each point), results.tsv and results.md. Measure on an
 # otherwise idle machine: wrk and the server share its cores.
@@ -25,6 +26,7 @@ precision=${PRECISION:-int8}
 strategy=${STRATEGY:-}
 threads=${THREADS:-0}
 nmt=${NMT:-build/src/nmt}
+batchings=${BATCHING:-dynamic single}
 for tool in wrk curl python3; do
   command -v "$tool" > /dev/null || { echo "bench-serve: $tool not found (scripts/install-deps.sh)" >&2; exit 1; }
 done
@@ -38,13 +40,16 @@ fi
 export BENCH_SENTENCES=$sentences
 
 echo "scripts/bench-serve.sh $*  (DURATION=$duration WARMUP=$warmup CLIENTS=\"$clients\"" \
-  "PRECISION=$precision STRATEGY=$strategy THREADS=$threads SERVE_FLAGS=\"${SERVE_FLAGS:-}\")" \
+  "PRECISION=$precision STRATEGY=$strategy THREADS=$threads SERVE_FLAGS=\"${SERVE_FLAGS:-}\"" \
+  "NMT=$nmt BATCHING=\"$batchings\")" \
   > "$out/command.txt"
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
   echo "host: $(uname -srm)"
   echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+  echo "isa flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx|amx|fma|sse4)' | tr '\n' ' ')"
+  echo "nmt: $nmt ($("$nmt" --version | grep -i 'cpu tier' || true))"
   echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "wrk: $(wrk --version 2>&1 | head -1)"
@@ -90,7 +95,7 @@ batch_totals() {
 
 printf 'batching\tclients\tsentences_per_s\tp50_ms\tp99_ms\tmean_batch\trequests\tstatus_errors\tsocket_errors\n' \
   > "$out/results.tsv"
-for batching in dynamic single; do
+for batching in $batchings; do
   if [[ $batching == dynamic ]]; then start_server dynamic; else start_server single --max-batch 1; fi
   for c in $clients; do
     wrk_threads=$((c < 2 ? c : 2))

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 packages=(libcli11-dev nlohmann-json3-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
           libsentencepiece-dev libsentencepiece0 libutf8proc-dev libutf8proc2 libgtest-dev
           libpng-dev libpng16-16 zlib1g-dev libgloo-dev
-          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libbrotli1)
+          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libbrotli1
+          libboost1.74-dev)
 rm -rf .deps/debs .deps/root
 mkdir -p .deps/debs .deps/root
 (cd .deps/debs && apt-get download "${packages[@]}")
@@ -18,6 +19,13 @@ rm -rf .deps/debs
 # What travels to the GPU machine is limited (64 MiB with the tree): drop documentation and the
 # static libraries nmt does not link (GoogleTest's are the only ones it does).
 rm -rf .deps/root/usr/share/doc
+# Boost's headers are 160 MB: keep those nmt serve's HTTP layer includes (about 8 MB, 1,250
+# files), as the compiler itself lists them.
+c++ -std=c++17 -I.deps/root/usr/include -Iinclude -Isrc -M src/serve/http_server.cpp |
+  tr ' \\' '\n\n' | grep '/boost/' | xargs realpath | sort -u > .deps/boost-used.txt
+find "$(realpath .deps/root/usr/include/boost)" -type f | sort | comm -23 - .deps/boost-used.txt |
+  xargs rm -f
+rm .deps/boost-used.txt
 find .deps/root -name '*.a' ! -name 'libgtest*' ! -name 'libgmock*' -delete
 shared=${NMT_SHARED_DIR:-../shared}
 if [[ -d "$shared" ]]; then

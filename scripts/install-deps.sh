@@ -10,7 +10,8 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
   zlib1g-dev                                # gzip-compressed corpora
-  libcpp-httplib-dev                        # nmt serve's HTTP server (cpp-httplib 0.11)
+  libboost-dev                              # nmt serve's HTTP layer (Boost.Beast, header-only)
+  libcpp-httplib-dev                        # the serve tests' HTTP client (cpp-httplib 0.11)
   libgloo-dev                               # headers of c10d's Gloo process group (distributed)
   libgtest-dev libpng-dev                   # libpng decodes the browser tests' screenshots
   clang-14 libclang-rt-14-dev llvm-14       # scripts/sanitize.sh, scripts/fuzz.sh: ASan, UBSan, libFuzzer

@@ -460,6 +460,9 @@ void config_fields(Fields& f, Config& c) {
   f("max_wait_ms", c.serve.max_wait_ms, IntKind::kNonNegative);
   f("workers", c.serve.workers, IntKind::kPositive);
   f("http_threads", c.serve.http_threads, IntKind::kPositive);
+  f("max_connections", c.serve.max_connections, IntKind::kPositive);
+  f("idle_timeout_ms", c.serve.idle_timeout_ms, IntKind::kPositive);
+  f("read_timeout_ms", c.serve.read_timeout_ms, IntKind::kPositive);
   f("max_queue", c.serve.max_queue, IntKind::kPositive);
   f("timeout_ms", c.serve.timeout_ms, IntKind::kPositive);
   f("max_body_bytes", c.serve.max_body_bytes, IntKind::kPositive);

@@ -28,7 +28,14 @@ Command add_serve(CLI::App& app) {
   flags->add<int64_t>("--max-wait-ms", "serve.max_wait_ms",
                       "Milliseconds the oldest waiting sentence waits for others to join it");
   flags->add<int64_t>("--workers", "serve.workers", "Batches handed to the model at once");
-  flags->add<int64_t>("--http-threads", "serve.http_threads", "Connections served at once");
+  flags->add<int64_t>("--http-threads", "serve.http_threads",
+                      "Translation requests handled at once (idle connections hold no thread)");
+  flags->add<int64_t>("--max-connections", "serve.max_connections",
+                      "Open connections at most; a new one closes the longest-idle one");
+  flags->add<int64_t>("--idle-timeout-ms", "serve.idle_timeout_ms",
+                      "Milliseconds a connection may wait before sending a request, then closed");
+  flags->add<int64_t>("--read-timeout-ms", "serve.read_timeout_ms",
+                      "Milliseconds from a request's first byte to its last, then 408");
   flags->add<int64_t>("--max-queue", "serve.max_queue",
                       "Sentences waiting at most; beyond it 503 with Retry-After");
   flags->add<int64_t>("--timeout-ms", "serve.timeout_ms",

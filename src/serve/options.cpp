@@ -14,6 +14,9 @@ void ServeOptions::validate() const {
   check::non_negative("max_wait_ms", max_wait_ms);
   check::positive("workers", workers);
   check::positive("http_threads", http_threads);
+  check::positive("max_connections", max_connections);
+  check::positive("idle_timeout_ms", idle_timeout_ms);
+  check::positive("read_timeout_ms", read_timeout_ms);
   check::positive("max_queue", max_queue);
   check::positive("timeout_ms", timeout_ms);
   check::positive("max_body_bytes", max_body_bytes);

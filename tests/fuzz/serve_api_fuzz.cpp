@@ -1,6 +1,6 @@
 // Fuzzes the readers of nmt serve's HTTP API (nmt/serve/*_api.h) on arbitrary request bodies, as
-// both APIs and as a form: request_fields, check_api_key, libre_request and v1_request, and the
-// answers built for what they accept. Only ApiError may escape, with a 4xx status; an accepted
+// both APIs and as a form (URL-encoded and multipart, serve/form.h): request_fields,
+// check_api_key, libre_request and v1_request, and the answers built for what they accept. Only ApiError may escape, with a 4xx status; an accepted
 // request stays within the limits, and its answer serialises (invalid UTF-8 included). The body is
 // also tried as the innermost value of 100,000 nested arrays, which must be refused for its depth
 // (without recursing per level) whatever the body holds.
@@ -14,6 +14,7 @@
 #include "nmt/serve/api.h"
 #include "nmt/serve/libre_api.h"
 #include "nmt/serve/v1_api.h"
+#include "serve/form.h"
 
 namespace {
 
@@ -68,18 +69,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   nmt::serve::ModelInfo model;
   model.source_lang = "en";
   model.target_lang = "es";
-  // The body as JSON for each API, and split at '&' and '=' as form fields.
-  std::vector<std::pair<std::string, std::string>> form;
-  for (std::size_t start = 0; start <= body.size();) {
-    const std::size_t end = std::min(body.find('&', start), body.size());
-    const std::string pair = body.substr(start, end - start);
-    const std::size_t equals = pair.find('=');
-    form.emplace_back(pair.substr(0, equals),
-                      equals == std::string::npos ? "" : pair.substr(equals + 1));
-    start = end + 1;
+  // The body as JSON for each API, and as a form body of both kinds.
+  std::vector<nmt::serve::RequestParts> parts = {
+      {"application/json", body, {}, ""},
+      {"application/x-www-form-urlencoded", "", nmt::serve::url_encoded_fields(body), ""}};
+  constexpr const char* kMultipart = "multipart/form-data; boundary=b";
+  try {
+    parts.push_back({kMultipart, "", nmt::serve::multipart_fields(body, kMultipart), ""});
+  } catch (const ApiError& error) {
+    NMT_FUZZ_CHECK(error.status() == 400, "a multipart body that cannot be split is 400");
   }
-  const nmt::serve::RequestParts parts[] = {{"application/json", body, {}, ""},
-                                            {"application/x-www-form-urlencoded", "", form, ""}};
   for (const Api api : {Api::kLibre, Api::kV1}) {
     for (const nmt::serve::RequestParts& request : parts) {
       try {

@@ -14,7 +14,10 @@ struct ServeOptions {
   int64_t max_batch = 64;            // sentences decoded together at most
   int64_t max_wait_ms = 0;           // ms the oldest queued sentence waits for others; 0 = none
   int64_t workers = 1;               // batches handed to the model at once
-  int64_t http_threads = 64;         // connections served at once (keep-alive holds one each)
+  int64_t http_threads = 64;         // translation requests handled at once (idle ones: none)
+  int64_t max_connections = 512;     // open connections at most; a new one closes the longest idle
+  int64_t idle_timeout_ms = 5000;    // ms a connection may wait for a request to begin, then closed
+  int64_t read_timeout_ms = 10000;   // ms from a request's first byte to its last, then 408
   int64_t max_queue = 2048;          // sentences waiting at most; beyond it 503 with Retry-After
   int64_t timeout_ms = 30000;        // ms a request waits for its translations, then 504
   int64_t max_body_bytes = 1 << 20;  // request body size at most; beyond it 413

@@ -1,5 +1,6 @@
-// The HTTP side of `nmt serve`, on cpp-httplib (Debian's libcpp-httplib-dev): routes, body size
-// limit, API keys, CORS, the page, and the answers of api.h. Requests wait for their translations
+// The HTTP side of `nmt serve`, on the HTTP layer of src/serve/http_server.h (Boost.Beast): routes,
+// API keys, CORS, the page, and the answers of api.h; framing, limits, deadlines and the bound on
+// connections are the layer's (docs/serving.md#on-a-network). Requests wait for their translations
 // in a Batcher over the TranslateFn given by set_model; until then the translation endpoints and
 // /health answer 503 ("loading").
 //
@@ -9,11 +10,12 @@
 //   GET  /metrics        Prometheus text (metrics.h)
 //
 // Every request gets an answer: errors are {"error": message} with 400 (bad input, naming the
-// limit), 401/403 (API key), 404, 413 (body over serve.max_body_bytes), 500, 503 with Retry-After
-// (queue full, loading) or 504 (serve.timeout_ms). A 500 (an internal error: anything but a refused
-// request, e.g. the model throwing) tells the client only an id, "internal error (request
-// 3f2a9c0d1e2b4a5f); the server log has the details"; its exception's message goes to the
-// ErrorLog with that id. Torch-free; throws nmt::Error when it cannot listen; logs only through
+// limit; bad framing), 401/403 (API key), 404, 408 (serve.read_timeout_ms), 413 (body over
+// serve.max_body_bytes), 415 (compressed body), 431, 500, 501, 503 with Retry-After (queue full,
+// loading, every connection busy) or 504 (serve.timeout_ms). A 500 (an internal error: anything
+// but a refused request, e.g. the model throwing) tells the client only an id, "internal error
+// (request 3f2a9c0d1e2b4a5f); the server log has the details"; its exception's message goes to
+// the ErrorLog with that id. Torch-free; throws nmt::Error when it cannot listen; logs only through
 // the ErrorLog.
 #pragma once
 

@@ -1,0 +1,251 @@
+// The HTTP layer against hostile and sloppy clients, on loopback with the fake model: framing
+// that could smuggle a request, limits that chunked or compressed bodies could skip, slow and
+// idle connections that could take the server, pipelined requests, deadlines. Each test sends the
+// bytes themselves (raw_connection.h); a server that hangs fails it through the read timeouts.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fake_model.h"
+#include "http_client.h"
+#include "nmt/serve/server.h"
+#include "raw_connection.h"
+
+namespace nmt::serve {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::count_answers;
+using testing::RawConnection;
+
+constexpr auto kPatience = 5000ms;  // for an answer that is due at once
+
+ServeOptions hardening_options() {
+  ServeOptions options;
+  options.port = 0;
+  options.max_wait_ms = 1;
+  options.http_threads = 2;
+  return options;
+}
+
+class HttpHardeningTest : public ::testing::Test {
+ protected:
+  void start(const ServeOptions& options = hardening_options()) {
+    server_ = std::make_unique<Server>(options, "", [](const std::string&) {});
+    port_ = server_->start();
+    server_->set_model(testing::en_es_model(), model_.function());
+  }
+  void TearDown() override {
+    model_.open();
+    server_.reset();
+  }
+
+  // A JSON POST to /v1/translate with the given extra head lines and raw body bytes.
+  static std::string post(const std::string& head_lines, const std::string& body) {
+    return "POST /v1/translate HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n" +
+           head_lines + "\r\n" + body;
+  }
+
+  testing::FakeModel model_;
+  std::unique_ptr<Server> server_;
+  int port_ = 0;
+};
+
+const std::string kHealth = "GET /health HTTP/1.1\r\nHost: test\r\n\r\n";
+
+TEST_F(HttpHardeningTest, AContentLengthThatIsNotANumberIs400AndNothingAfterItIsRead) {
+  start();
+  RawConnection connection(port_);
+  connection.send(post("Content-Length: abc\r\n", kHealth));
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 400") << received;
+  EXPECT_NE(received.find(R"({"error":"Bad request: bad Content-Length"})"), std::string::npos)
+      << received;
+  EXPECT_EQ(count_answers(received), 1) << "the bytes after the head ran as a request";
+  EXPECT_TRUE(connection.closed());
+}
+
+TEST_F(HttpHardeningTest, ConflictingContentLengthsAre400) {
+  start();
+  RawConnection connection(port_);
+  const std::string body = R"({"q": "hi"})";
+  connection.send(post("Content-Length: 11\r\nContent-Length: 0\r\n", body + kHealth));
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 400") << received;
+  EXPECT_EQ(count_answers(received), 1) << received;
+  EXPECT_TRUE(model_.batches().empty());
+}
+
+TEST_F(HttpHardeningTest, ChunkedWithAContentLengthIs400) {
+  start();
+  RawConnection connection(port_);
+  connection.send(post("Content-Length: 4\r\nTransfer-Encoding: chunked\r\n",
+                       "b\r\n{\"q\": \"hi\"}\r\n0\r\n\r\n" + kHealth));
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_NE(received.find(R"({"error":"Bad request: bad Transfer-Encoding"})"), std::string::npos)
+      << received;
+  EXPECT_EQ(count_answers(received), 1) << received;
+}
+
+TEST_F(HttpHardeningTest, ATransferCodingOtherThanChunkedIs501) {
+  start();
+  RawConnection connection(port_);
+  connection.send(post("Transfer-Encoding: gzip, chunked\r\n", "0\r\n\r\n"));
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 501") << received;
+  EXPECT_NE(received.find(R"({"error":"Transfer-Encoding \"gzip, chunked\" is not supported: )"
+                          R"(send the body with Content-Length or chunked"})"),
+            std::string::npos)
+      << received;
+}
+
+// Refused as soon as the chunks received pass the limit: the rest of the body is never awaited.
+TEST_F(HttpHardeningTest, AChunkedBodyIs413OnceItPassesTheLimit) {
+  ServeOptions options = hardening_options();
+  options.max_body_bytes = 1000;
+  start(options);
+  RawConnection connection(port_);
+  // Four chunks of a request, none of them over the limit alone, and no last chunk.
+  const std::string body = R"({"q": ")" + std::string(4000, 'a');
+  std::string chunked;
+  for (std::size_t at = 0; at < body.size(); at += 1000) {
+    const std::string chunk = body.substr(at, 1000);
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx", chunk.size());
+    chunked += std::string(size) + "\r\n" + chunk + "\r\n";
+  }
+  connection.send(post("Transfer-Encoding: chunked\r\n", chunked));
+  const std::string received = connection.read_until("}", kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 413") << received;
+  EXPECT_NE(
+      received.find(R"j({"error":"request body larger than serve.max_body_bytes (1000 bytes)"})j"),
+      std::string::npos)
+      << received;
+  EXPECT_TRUE(model_.batches().empty());
+}
+
+TEST_F(HttpHardeningTest, ACompressedBodyIs415) {
+  start();
+  RawConnection connection(port_);
+  // {"q": "good morning", "source": "en", "target": "es"}, gzip-compressed (Python's gzip).
+  const std::string gzipped(
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xab\x56\x2a\x54\xb2\x52\x50\x4a\xcf\xcf\x4f\x51"
+      "\xc8\xcd\x2f\xca\xcb\xcc\x4b\x57\xd2\x51\x50\x2a\xce\x2f\x2d\x4a\x4e\x05\xc9\xa4\xe6\x81"
+      "\xf8\x25\x89\x45\xe9\xa9\x25\x60\x7e\xb1\x52\x2d\x00\xc3\x2b\xce\x37\x35\x00\x00\x00",
+      65);
+  connection.send(
+      "POST /translate HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+      "Content-Encoding: gzip\r\nContent-Length: 65\r\n\r\n" +
+      gzipped);
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 415") << received;
+  EXPECT_NE(received.find(R"({"error":"Content-Encoding \"gzip\" is not accepted: send the body )"
+                          R"(uncompressed"})"),
+            std::string::npos)
+      << received;
+  EXPECT_TRUE(model_.batches().empty());
+}
+
+TEST_F(HttpHardeningTest, PipelinedRequestsAreAnsweredInOrder) {
+  start();
+  RawConnection connection(port_);
+  const std::string first = R"({"q": "first"})";
+  const std::string second = R"({"q": "second"})";
+  connection.send(
+      post("Content-Length: " + std::to_string(first.size()) + "\r\n", first) +
+      post("Content-Length: " + std::to_string(second.size()) + "\r\nConnection: close\r\n",
+           second));
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(count_answers(received), 2) << received;
+  const auto at_first = received.find(R"({"text":"FIRST"})");
+  const auto at_second = received.find(R"({"text":"SECOND"})");
+  ASSERT_NE(at_first, std::string::npos) << received;
+  ASSERT_NE(at_second, std::string::npos) << received;
+  EXPECT_LT(at_first, at_second);
+}
+
+TEST_F(HttpHardeningTest, ExpectContinueGetsItsInterimAnswer) {
+  start();
+  RawConnection connection(port_);
+  const std::string body = R"({"q": "hi"})";
+  connection.send(post("Content-Length: 11\r\nExpect: 100-continue\r\nConnection: close\r\n", ""));
+  EXPECT_EQ(connection.read_until("\r\n\r\n", kPatience), "HTTP/1.1 100 Continue\r\n\r\n");
+  connection.send(body);
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_NE(received.find("HTTP/1.1 200 OK"), std::string::npos) << received;
+  EXPECT_NE(received.find(R"({"text":"HI"})"), std::string::npos) << received;
+}
+
+TEST_F(HttpHardeningTest, SlowClientsDoNotHoldTheServer) {
+  start();  // 2 handler threads
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (int i = 0; i < 20; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(port_));
+    slow.back()->send("POST /v1/translate HTTP/1.1\r\nHost: te");
+  }
+  httplib::Client client("127.0.0.1", port_);
+  client.set_read_timeout(2);
+  const auto health = client.Get("/health");
+  ASSERT_TRUE(health) << "no answer while 20 clients trickle their heads";
+  EXPECT_EQ(health->status, 200);
+  const auto translated = client.Post("/v1/translate", R"({"q": "hi"})", "application/json");
+  ASSERT_TRUE(translated);
+  EXPECT_EQ(translated->status, 200);
+}
+
+TEST_F(HttpHardeningTest, AHeadNotFinishedInTimeIs408) {
+  ServeOptions options = hardening_options();
+  options.read_timeout_ms = 200;
+  start(options);
+  RawConnection connection(port_);
+  connection.send("POST /v1/translate HTTP/1.1\r\nHost: te");
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 408") << received;
+  EXPECT_NE(received.find(R"j({"error":"request not received within serve.read_timeout_ms )j"
+                          R"j((200 ms)"})j"),
+            std::string::npos)
+      << received;
+  EXPECT_TRUE(connection.closed());
+}
+
+TEST_F(HttpHardeningTest, AConnectionThatSaysNothingIsClosedAfterTheIdleTimeout) {
+  ServeOptions options = hardening_options();
+  options.idle_timeout_ms = 200;
+  start(options);
+  RawConnection connection(port_);
+  EXPECT_EQ(connection.read_until_closed(kPatience), "");
+  EXPECT_TRUE(connection.closed());
+}
+
+TEST_F(HttpHardeningTest, BeyondMaxConnectionsTheLongestIdleConnectionMakesRoom) {
+  ServeOptions options = hardening_options();
+  options.max_connections = 8;
+  start(options);
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 8; ++i) {
+    idle.push_back(std::make_unique<RawConnection>(port_));  // accepted in order
+  }
+  RawConnection newcomer(port_);
+  newcomer.send("GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+  const std::string received = newcomer.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 200") << received;
+  EXPECT_EQ(idle.front()->read_until_closed(kPatience), "");
+  EXPECT_TRUE(idle.front()->closed()) << "the oldest idle connection is still open";
+}
+
+TEST_F(HttpHardeningTest, AHeadOverItsLimitIs431) {
+  start();
+  RawConnection connection(port_);
+  connection.send("GET /health HTTP/1.1\r\nHost: test\r\nX-Padding: " + std::string(20000, 'a') +
+                  "\r\n\r\n");
+  const std::string received = connection.read_until_closed(kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 431") << received;
+  EXPECT_NE(received.find(R"({"error":"request head larger than 16384 bytes"})"), std::string::npos)
+      << received;
+}
+
+}  // namespace
+}  // namespace nmt::serve
