@@ -526,6 +526,11 @@ void HttpServer::stop() {
   });
 }
 
+int64_t HttpServer::open_connections() const {
+  const std::lock_guard lock(state_->sessions_mutex);
+  return static_cast<int64_t>(state_->sessions.size());
+}
+
 void HttpServer::wait() {
   if (state_->network.joinable()) state_->network.join();
   state_->workers.join();

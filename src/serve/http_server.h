@@ -94,6 +94,9 @@ class HttpServer {
   void stop();  // thread-safe, returns at once
   void wait();
 
+  // Connections open now, idle ones included. Thread-safe.
+  int64_t open_connections() const;
+
  private:
   std::unique_ptr<ServerState> state_;
 };

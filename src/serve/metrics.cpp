@@ -103,6 +103,9 @@ std::string ServeMetrics::render(const ServeGauges& gauges) const {
     out += histogram.render("nmt_http_request_duration_seconds",
                             "endpoint=\"" + label_value(endpoint) + "\",");
   }
+  out += header("nmt_http_connections", "gauge",
+                "Client connections open, idle ones included (serve.max_connections at most).");
+  out += "nmt_http_connections " + std::to_string(gauges.open_connections) + "\n";
   out += header("nmt_http_requests_in_flight", "gauge", "Translation requests being handled.");
   out += "nmt_http_requests_in_flight " + std::to_string(in_flight_.load()) + "\n";
   out += header("nmt_sentences_total", "counter", "Sentences decoded.");

@@ -196,13 +196,14 @@ void Server::Impl::add_routes() {
 void Server::Impl::metrics_page(http::Response& res) const {
   const Model* loaded = model.load();
   ServeGauges gauges;
+  gauges.open_connections = http_server.open_connections();
   if (loaded) {
-    gauges = {loaded->batcher->queued_sentences(),
-              loaded->batcher->queued_requests(),
-              true,
-              loaded->info.source_lang,
-              loaded->info.target_lang,
-              loaded->info.version};
+    gauges.queue_sentences = loaded->batcher->queued_sentences();
+    gauges.queue_requests = loaded->batcher->queued_requests();
+    gauges.is_model_ready = true;
+    gauges.source_lang = loaded->info.source_lang;
+    gauges.target_lang = loaded->info.target_lang;
+    gauges.version = loaded->info.version;
   }
   res.content_type = "text/plain; version=0.0.4; charset=utf-8";
   res.body = metrics.render(gauges);

@@ -236,6 +236,22 @@ TEST_F(HttpHardeningTest, BeyondMaxConnectionsTheLongestIdleConnectionMakesRoom)
   EXPECT_TRUE(idle.front()->closed()) << "the oldest idle connection is still open";
 }
 
+TEST_F(HttpHardeningTest, MetricsCountTheOpenConnections) {
+  start();
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 3; ++i) idle.push_back(std::make_unique<RawConnection>(port_));
+  // The three idle ones and the one asking; they are accepted as the server gets to them.
+  std::string metrics;
+  const auto end = std::chrono::steady_clock::now() + kPatience;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto result = testing::loopback(port_).Get("/metrics");
+    ASSERT_TRUE(result);
+    metrics = result->body;
+    if (metrics.find("\nnmt_http_connections 4\n") != std::string::npos) break;
+  }
+  EXPECT_NE(metrics.find("\nnmt_http_connections 4\n"), std::string::npos) << metrics;
+}
+
 TEST_F(HttpHardeningTest, AHeadOverItsLimitIs431) {
   start();
   RawConnection connection(port_);

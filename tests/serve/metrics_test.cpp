@@ -37,6 +37,7 @@ TEST(ServeMetricsTest, RendersThePrometheusTextFormat) {
   metrics.count_batch(1, 0.004);
   metrics.request_started();
   ServeGauges gauges;
+  gauges.open_connections = 5;
   gauges.queue_sentences = 7;
   gauges.queue_requests = 2;
   gauges.is_model_ready = true;
@@ -54,6 +55,8 @@ TEST(ServeMetricsTest, RendersThePrometheusTextFormat) {
            "nmt_http_request_duration_seconds_bucket{endpoint=\"/translate\",le=\"0.025\"} 2\n",
            "nmt_http_request_duration_seconds_bucket{endpoint=\"/translate\",le=\"+Inf\"} 3\n",
            "nmt_http_request_duration_seconds_count{endpoint=\"/translate\"} 3\n",
+           "# TYPE nmt_http_connections gauge\n",
+           "nmt_http_connections 5\n",
            "nmt_http_requests_in_flight 1\n",
            "nmt_sentences_total 4\n",
            "nmt_batch_sentences_bucket{le=\"1\"} 1\n",

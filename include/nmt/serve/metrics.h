@@ -41,6 +41,7 @@ class Histogram {
 
 // The gauges the server reads at the moment of a scrape.
 struct ServeGauges {
+  int64_t open_connections = 0;  // client connections open (serve.max_connections at most)
   int64_t queue_sentences = 0;
   int64_t queue_requests = 0;
   bool is_model_ready = false;
