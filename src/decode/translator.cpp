@@ -97,13 +97,14 @@ std::vector<BatchHypotheses> decode_in_order(std::size_t count,
   return results;
 }
 
-// LibTorch's intra-op thread count for a scope, and the previous count after it.
+// LibTorch's intra-op thread count for a scope, and the previous count after it. A count the
+// thread already has is not set again (see use_thread_count).
 class ThreadCountScope {
  public:
   explicit ThreadCountScope(int threads) : previous_(at::get_num_threads()) {
-    at::set_num_threads(threads);
+    use_thread_count(threads);
   }
-  ~ThreadCountScope() { at::set_num_threads(previous_); }
+  ~ThreadCountScope() { use_thread_count(previous_); }
   ThreadCountScope(const ThreadCountScope&) = delete;
   ThreadCountScope& operator=(const ThreadCountScope&) = delete;
 
@@ -130,7 +131,7 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
   const auto work = [&](std::size_t worker) {
     c10::InferenceMode inference;  // thread-local, like the grad mode
     try {
-      at::set_num_threads(threads);  // this thread's OpenMP team, for OpenBLAS too
+      use_thread_count(threads);  // this thread's OpenMP team, for OpenBLAS too
       for (std::size_t b = next++; b < count; b = next++) results[b] = decode(batches[b]);
     } catch (...) {
       errors[worker] = std::current_exception();
@@ -148,6 +149,10 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
 }
 
 }  // namespace
+
+void use_thread_count(int64_t threads) {
+  if (at::get_num_threads() != threads) at::set_num_threads(static_cast<int>(threads));
+}
 
 model::WeightForm decoding_form(Precision precision, const c10::Device& device) {
   // nmt's int8 kernels are made of AVX512-VNNI or AVX2 instructions (model/vnni_gemm.h); int8 is

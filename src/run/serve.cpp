@@ -38,6 +38,9 @@ class ServedModel {
 
   std::vector<serve::SentenceResult> translate(const serve::Batch& batch) {
     const std::lock_guard<std::mutex> lock(mutex_);
+    // The batcher's thread keeps the decoding thread count from one batch to the next, so the
+    // Translator finds it set instead of setting and restoring it for every request.
+    decode::use_thread_count(batch.options.threads);
     const decode::TranslationReport report = translator_.translate(batch.sentences, batch.options);
     std::vector<serve::SentenceResult> results(batch.sentences.size());
     for (std::size_t i = 0; i < results.size(); ++i) {

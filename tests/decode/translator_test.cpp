@@ -2,7 +2,10 @@
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
+#include <dirent.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "nmt/cpu_features.h"
 #include "nmt/decode/ensemble_step_model.h"
@@ -45,6 +48,29 @@ class FullRecomputeStepModel final : public StepModel {
   model::Transformer model_;
   at::Tensor source_, memory_, prefix_;
 };
+
+// The highest thread id of this process: LibTorch's pool starting a thread raises it.
+long newest_thread_id() {
+  long newest = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  while (const dirent* entry = readdir(tasks)) newest = std::max(newest, std::atol(entry->d_name));
+  closedir(tasks);
+  return newest;
+}
+
+TEST(ThreadCountTest, ACountTheThreadHasIsNotSetAgain) {
+  at::set_num_threads(2);
+  (void)at::get_num_threads();  // a thread's first question sets its count (LibTorch's lazy init)
+  const long first = newest_thread_id();
+  at::set_num_threads(2);
+  if (newest_thread_id() == first) {
+    GTEST_SKIP() << "this LibTorch keeps its thread pool when the count does not change";
+  }
+  // LibTorch 1.13 re-creates its pool, starting a thread, whatever the count; nmt does not ask.
+  const long before = newest_thread_id();
+  use_thread_count(2);
+  EXPECT_EQ(newest_thread_id(), before) << "the count was set again";
+}
 
 TEST(IncrementalDecodingTest, GivesTheSameTokensAndScoresAsFullRecomputation) {
   auto model = testing::tiny_model(model::NormPosition::kPost, 12, 8);

@@ -45,6 +45,12 @@ struct TranslationReport {
   int64_t step_rows = 0;                          // decoder rows stepped, all hypotheses
 };
 
+// Sets this thread's LibTorch intra-op thread count, unless it has that count already:
+// at::set_num_threads re-creates LibTorch's process-wide pthreadpool even for the count it has,
+// and the new pool's threads spin for milliseconds before they sleep. A server that set and
+// restored the count around every request lost more time to them than to decoding.
+void use_thread_count(int64_t threads);
+
 // The number format decoding uses for `precision` on device (resolve_precision with this
 // machine's processor and build). Throws ConfigError for int8 where it cannot run.
 model::WeightForm decoding_form(Precision precision, const c10::Device& device);
