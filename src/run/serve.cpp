@@ -39,9 +39,14 @@ class ServedModel {
   std::vector<serve::SentenceResult> translate(const serve::Batch& batch) {
     const std::lock_guard<std::mutex> lock(mutex_);
     // The batcher's thread keeps the decoding thread count from one batch to the next, so the
-    // Translator finds it set instead of setting and restoring it for every request.
-    decode::use_thread_count(batch.options.threads);
-    const decode::TranslationReport report = translator_.translate(batch.sentences, batch.options);
+    // Translator finds it set instead of setting and restoring it for every request; the number
+    // of translators is then counted from the server's threads, not from this thread's count.
+    decode::SearchOptions options = batch.options;
+    if (options.translators == 0) {
+      options.translators = std::max<int64_t>(1, run_.threads / options.threads);
+    }
+    decode::use_thread_count(options.threads);
+    const decode::TranslationReport report = translator_.translate(batch.sentences, options);
     std::vector<serve::SentenceResult> results(batch.sentences.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
       for (const decode::Translation& translation : report.results[i]) {
