@@ -1,6 +1,7 @@
 #include "nmt/cpu_features.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <iterator>
 #include <string_view>
 
@@ -126,6 +127,18 @@ bool cap_libraries_at_cpu_tier() {
   set_unless_given("ATEN_CPU_CAPABILITY", kAten[index]);
   set_unless_given("ONEDNN_MAX_CPU_ISA", kOneDnn[index]);
   return set_unless_given("OPENBLAS_CORETYPE", kOpenBlas[index]);
+}
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::size_t start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
 }
 
 }  // namespace nmt

@@ -26,6 +26,7 @@ void fields(Visit& visit, StartRecord& r) {
   visit("train_pairs", r.train_pairs);
   visit("valid_pairs", r.valid_pairs);
   visit("device", r.device);
+  visit("processor", r.processor);
   visit("time", r.time);
 }
 
@@ -107,6 +108,8 @@ void fields(Visit& visit, EvalRecord& r) {
   visit("loss", r.loss);
   visit("perplexity", r.perplexity);
   visit("by_source_length", r.by_source_length);
+  visit("bleu_signature", r.bleu_signature);
+  visit("chrf_signature", r.chrf_signature);
   visit("time", r.time);
 }
 

@@ -40,6 +40,10 @@ bool cpu_has_avx512_vnni();
 // the first call requests for the process: nmt's int8 kernel then multiplies on tiles.
 bool cpu_has_amx_int8();
 
+// The processor's name as Linux gives it ("model name" in /proc/cpuinfo, e.g. "AMD EPYC 9B14"),
+// or "" where it gives none (some Arm kernels).
+std::string cpu_model_name();
+
 // Caps the libraries nmt drives at NMT_CPU_ISA's tier, where it sets one, through their own
 // variables: ATEN_CPU_CAPABILITY (LibTorch's vectorised kernels) and ONEDNN_MAX_CPU_ISA (oneDNN),
 // which they read when first used, and OPENBLAS_CORETYPE (Haswell at the AVX2 tier), which

@@ -27,6 +27,9 @@ struct StartRecord {
   int64_t valid_pairs = 0;
   std::string device;  // "cpu", "cuda:0"
   double time = 0.0;
+  // The processor's name and the threads training uses ("AMD EPYC 9B14, 2 threads"); absent in
+  // records written before it existed.
+  std::optional<std::string> processor{};
 };
 
 // The mean loss of the last log_every steps.
@@ -119,6 +122,9 @@ struct EvalRecord {
   double time = 0.0;
   // By source length, shortest first; empty in records written before it existed.
   std::vector<LengthScore> by_source_length{};
+  // sacreBLEU's signatures of the scores; absent in records written before they existed.
+  std::optional<std::string> bleu_signature{};
+  std::optional<std::string> chrf_signature{};
 };
 
 using MetricsRecord = std::variant<StartRecord,

@@ -50,7 +50,11 @@ void add_model_options(CLI::App& command, run::RunRequest& request) {
       "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");
 }
 
-void add_ensemble_model_options(CLI::App& command, run::RunRequest& request) {
+namespace {
+
+void add_repeatable_model_options(CLI::App& command,
+                                  run::RunRequest& request,
+                                  const std::string& help) {
   command
       .add_option_function<std::vector<std::string>>(
           "-m,--model",
@@ -58,9 +62,7 @@ void add_ensemble_model_options(CLI::App& command, run::RunRequest& request) {
             request.run_dir = runs.front();
             request.ensemble_dirs.assign(runs.begin() + 1, runs.end());
           },
-          "Run directory (default: runs/latest). Given more than once, the runs translate as an "
-          "ensemble that averages their log-probabilities at every step (they must share "
-          "vocabularies; --checkpoint and the loss apply to the first)")
+          help)
       // One run per --model, so that sentences after it stay sentences.
       ->expected(1)
       ->allow_extra_args(false)
@@ -68,6 +70,22 @@ void add_ensemble_model_options(CLI::App& command, run::RunRequest& request) {
   command.add_option(
       "--checkpoint", request.checkpoint,
       "Checkpoint file in the run (default: averaged.pt, else best.pt, else checkpoint.pt)");
+}
+
+}  // namespace
+
+void add_ensemble_model_options(CLI::App& command, run::RunRequest& request) {
+  add_repeatable_model_options(
+      command, request,
+      "Run directory (default: runs/latest). Given more than once, the runs translate as an "
+      "ensemble that averages their log-probabilities at every step (they must share "
+      "vocabularies; --checkpoint and the loss apply to the first)");
+}
+
+void add_ensemble_refused_model_options(CLI::App& command, run::RunRequest& request) {
+  add_repeatable_model_options(command, request,
+                               "Run directory (default: runs/latest); one run, an ensemble is "
+                               "not one model");
 }
 
 }  // namespace nmt::cli

@@ -23,5 +23,8 @@ void add_model_options(CLI::App& command, run::RunRequest& request);
 
 // Like add_model_options, with --model repeatable: several runs translate as an ensemble.
 void add_ensemble_model_options(CLI::App& command, run::RunRequest& request);
+// Like add_ensemble_model_options for a command that takes one run and says why when given more
+// (the library refuses request.ensemble_dirs): nmt export.
+void add_ensemble_refused_model_options(CLI::App& command, run::RunRequest& request);
 
 }  // namespace nmt::cli

@@ -28,15 +28,17 @@ Command add_export(CLI::App& app) {
       "  ctranslate2   model.bin, config.json, vocabularies and, for SentencePiece runs, the spm\n"
       "                models, for CTranslate2's Translator; the weights are fp32, CTranslate2\n"
       "                quantises them when it loads them (compute_type)\n"
-      "  huggingface   a transformers MarianMTModel directory (model.safetensors, config.json,\n"
+      "  huggingface   a transformers directory (model.safetensors, config.json,\n"
       "                generation_config.json, tokenizer files, a model card) that\n"
-      "                AutoModelForSeq2SeqLM and AutoTokenizer load; for runs of Marian's form\n"
-      "                (imported with nmt import --format marian, and their fine-tunings)");
+      "                AutoModelForSeq2SeqLM and AutoTokenizer load: PegasusForConditional-\n"
+      "                Generation for pre-norm runs, MarianMTModel for post-norm ones; for\n"
+      "                SentencePiece runs (unigram, one vocabulary, text.clean normalize) and\n"
+      "                runs imported with nmt import --format marian");
   auto args = std::make_shared<ExportArgs>();
   command->add_option("--format", args->format, "Model format to write")
       ->required()
       ->check(CLI::IsMember({"ctranslate2", "huggingface"}));
-  add_model_options(*command, args->model);
+  add_ensemble_refused_model_options(*command, args->model);
   command->add_option("-o,--out", args->out_dir, "Directory to write the model to")->required();
   command->add_flag("--force", args->options.is_forced,
                     "Replace the model an earlier export wrote to --out");
@@ -49,14 +51,16 @@ Command add_export(CLI::App& app) {
       "Example:\n"
       "  nmt export --format ctranslate2 --model runs/latest --out ct2-model\n"
       "then ctranslate2.Translator(\"ct2-model\") in Python;\n"
-      "  nmt export --format huggingface --model runs/opus-mt-en-es-tuned --out hf-model\n"
+      "  nmt export --format huggingface --model runs/en-es --out hf-model\n"
       "then AutoModelForSeq2SeqLM.from_pretrained(\"hf-model\"). docs/export.md has the details.");
   return {command, [args] {
             if (args->format == "huggingface") {
               const exporter::HuggingfaceReport report = exporter::export_huggingface(
                   args->model, args->out_dir, {args->options.is_forced});
-              spdlog::info("exported {} ({} parameters) to {}: {} tensors in model.safetensors",
-                           report.checkpoint, report.parameters, report.out_dir, report.tensors);
+              spdlog::info("exported {} ({} parameters) to {} as a {}: {} tensors in "
+                           "model.safetensors",
+                           report.checkpoint, report.parameters, report.out_dir,
+                           report.model_class, report.tensors);
               return 0;
             }
             const exporter::ExportReport report =

@@ -313,6 +313,7 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
 ExportReport export_ctranslate2(const run::RunRequest& request,
                                 const std::string& out_dir,
                                 const Ctranslate2Options& options) {
+  detail::check_one_run(request.ensemble_dirs.size());
   check_options(options);
   check_out_dir(out_dir, options.is_forced);
   const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -37,6 +38,13 @@ void check_export_dir(const std::string& out_dir,
                         "export: choose another directory");
     }
   }
+}
+
+void check_one_run(std::size_t further_runs) {
+  if (further_runs == 0) return;
+  throw ConfigError("--model was given " + std::to_string(further_runs + 1) +
+                    " times: an ensemble translates as several models and exports as none; "
+                    "export each run on its own");
 }
 
 void write_json(const std::string& path, const nlohmann::json& json) {

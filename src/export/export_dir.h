@@ -2,6 +2,7 @@
 // existing one may be replaced, and how its JSON files are written. Private to src/export/.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ std::string export_dir_path(const std::string& out_dir);
 void check_export_dir(const std::string& out_dir,
                       bool is_forced,
                       const std::vector<std::string>& export_files);
+
+// Throws ConfigError when --model was given more than once: an ensemble is not one model.
+void check_one_run(std::size_t further_runs);
 
 // json, indented by 2, written atomically; nmt::Error naming path for a value JSON cannot hold.
 void write_json(const std::string& path, const nlohmann::json& json);

@@ -189,6 +189,8 @@ EvalRecord eval_record(const EvalReport& report) {
   record.chrf = report.scores.chrf.score;
   record.loss = report.loss.loss;
   record.perplexity = std::exp(report.loss.nll);
+  record.bleu_signature = report.scores.bleu.signature;
+  record.chrf_signature = report.scores.chrf.signature;
   for (const eval::LengthBucket& bucket : report.by_source_length) {
     LengthScore score{bucket.label(), static_cast<int64_t>(bucket.sentences), std::nullopt,
                       std::nullopt};

@@ -77,6 +77,8 @@ class LibraryBackend final : public SentencePieceBackend {
   }
 
   std::string piece(int id) const override { return processor_.IdToPiece(id); }
+  float score(int id) const override { return processor_.GetScore(id); }
+  bool is_byte(int id) const override { return processor_.IsByte(id); }
   int size() const override { return processor_.GetPieceSize(); }
   std::vector<int> special_ids() const override {
     return {processor_.pad_id(), processor_.bos_id(), processor_.eos_id(), processor_.unk_id()};

@@ -41,6 +41,10 @@ class SentencePieceBackend {
   // as transformers' MarianTokenizer relies on when one vocabulary serves two models.
   virtual std::string decode_pieces(const std::vector<std::string>& pieces) const = 0;
   virtual std::string piece(int id) const = 0;
+  // The piece's score in the model (a unigram log-probability; a BPE merge rank, negated) and
+  // whether it is a byte piece (<0x41>), never a piece of text.
+  virtual float score(int id) const = 0;
+  virtual bool is_byte(int id) const = 0;
   virtual int size() const = 0;
   // <PAD>, <SOS>, <EOS>, <UNK> ids of the loaded model.
   virtual std::vector<int> special_ids() const = 0;

@@ -98,6 +98,15 @@ std::vector<std::string> SentencePieceTokenizer::pieces(const std::vector<int64_
   return out;
 }
 
+std::vector<SentencePieceTokenizer::ScoredPiece> SentencePieceTokenizer::scored_pieces() const {
+  std::vector<ScoredPiece> out;
+  out.reserve(static_cast<std::size_t>(size()));
+  for (int id = 0; id < backend_->size(); ++id) {
+    out.push_back({backend_->piece(id), backend_->score(id), backend_->is_byte(id)});
+  }
+  return out;
+}
+
 int64_t SentencePieceTokenizer::size() const { return backend_->size(); }
 
 std::vector<std::string> SentencePieceTokenizer::save(const std::string& dir,

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "nmt/cpu_features.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
 #include "nmt/train/schedule.h"
@@ -289,10 +290,15 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
 TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
   TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer())};
   if (is_writer()) session.metrics.emplace(setup_.run.metrics());
-  if (session.metrics)
-    session.metrics->write(StartRecord{progress_.epoch, progress_.step,
-                                       static_cast<int64_t>(train_.size()),
-                                       static_cast<int64_t>(valid_.size()), setup_.device.str()});
+  if (session.metrics) {
+    StartRecord start{progress_.epoch, progress_.step, static_cast<int64_t>(train_.size()),
+                      static_cast<int64_t>(valid_.size()), setup_.device.str()};
+    const std::string processor = cpu_model_name();
+    if (!processor.empty()) {
+      start.processor = processor + ", " + std::to_string(at::get_num_threads()) + " threads";
+    }
+    session.metrics->write(start);
+  }
   std::optional<TrainStop> stop;
   while (progress_.epoch < setup_.options.epochs && !stop) {
     EpochOutcome outcome = run_epoch(stop_requested, session);

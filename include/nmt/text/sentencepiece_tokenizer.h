@@ -38,6 +38,15 @@ class SentencePieceTokenizer final : public Tokenizer {
   int64_t size() const override;
   std::vector<std::string> save(const std::string& dir, const std::string& stem) const override;
 
+  // Every piece of the model by id, with its score, as another SentencePiece implementation
+  // needs them (nmt export --format huggingface writes them into tokenizer.json).
+  struct ScoredPiece {
+    std::string text;
+    float score = 0.0F;
+    bool is_byte = false;
+  };
+  std::vector<ScoredPiece> scored_pieces() const;
+
   // The serialized model proto (the content of the .model file).
   const std::string& serialized() const { return serialized_; }
 
