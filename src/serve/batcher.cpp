@@ -27,18 +27,6 @@ struct Batcher::Piece {
   std::size_t count = 0;
 };
 
-namespace {
-
-bool same_options(const decode::SearchOptions& a, const decode::SearchOptions& b) {
-  return a.strategy == b.strategy && a.beam_size == b.beam_size &&
-         a.length_penalty == b.length_penalty && a.beam_stop == b.beam_stop && a.n_best == b.n_best && a.max_len == b.max_len &&
-         a.temperature == b.temperature && a.top_k == b.top_k && a.top_p == b.top_p &&
-         a.seed == b.seed && a.batch_size == b.batch_size && a.precision == b.precision &&
-         a.target_lang == b.target_lang;
-}
-
-}  // namespace
-
 Batcher::Batcher(const ServeOptions& options, TranslateFn translate, ServeMetrics& metrics)
     : options_(options), translate_(std::move(translate)), metrics_(metrics) {
   for (int64_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
@@ -162,7 +150,7 @@ int64_t Batcher::sentences_like(const Job& head) const {
   int64_t count = 0;
   for (const std::shared_ptr<Job>& job : queue_) {
     const bool joins = job.get() == &head || (head.options.strategy != decode::Strategy::kSample &&
-                                              same_options(job->options, head.options));
+                                              job->options == head.options);
     if (joins) count += static_cast<int64_t>(job->sentences.size() - job->next);
     if (count >= options_.max_batch) break;
   }
@@ -177,7 +165,7 @@ std::vector<Batcher::Piece> Batcher::take_batch() {
   for (auto it = queue_.begin(); it != queue_.end() && taken < capacity;) {
     Job& job = **it;
     const bool joins = *it == head || (head->options.strategy != decode::Strategy::kSample &&
-                                       same_options(job.options, head->options));
+                                       job.options == head->options);
     if (!joins) {
       ++it;
       continue;

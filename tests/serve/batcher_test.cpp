@@ -118,6 +118,43 @@ TEST(BatcherTest, RequestsWithDifferentOptionsNeverShareABatch) {
   EXPECT_EQ(batches[2].options.strategy, decode::Strategy::kBeam);
 }
 
+TEST(BatcherTest, ARequestDifferingInAnyDecodingFieldGetsABatchOfItsOwn) {
+  // One change per field of SearchOptions: the batcher compares them all (decode/options.h).
+  const std::vector<std::pair<const char*, void (*)(decode::SearchOptions&)>> changes = {
+      {"strategy", [](decode::SearchOptions& o) { o.strategy = decode::Strategy::kBeam; }},
+      {"beam_size", [](decode::SearchOptions& o) { o.beam_size = 4; }},
+      {"length_penalty", [](decode::SearchOptions& o) { o.length_penalty = 0.6; }},
+      {"n_best", [](decode::SearchOptions& o) { o.n_best = 2; }},
+      {"beam_stop", [](decode::SearchOptions& o) { o.beam_stop = decode::BeamStop::kBest; }},
+      {"max_len", [](decode::SearchOptions& o) { o.max_len = 7; }},
+      {"temperature", [](decode::SearchOptions& o) { o.temperature = 0.5; }},
+      {"top_k", [](decode::SearchOptions& o) { o.top_k = 3; }},
+      {"top_p", [](decode::SearchOptions& o) { o.top_p = 0.9; }},
+      {"seed", [](decode::SearchOptions& o) { o.seed = 7; }},
+      {"batch_size", [](decode::SearchOptions& o) { o.batch_size = 8; }},
+      {"translators", [](decode::SearchOptions& o) { o.translators = 2; }},
+      {"threads", [](decode::SearchOptions& o) { o.threads = 2; }},
+      {"precision", [](decode::SearchOptions& o) { o.precision = decode::Precision::kInt8; }},
+      {"target_lang", [](decode::SearchOptions& o) { o.target_lang = "spa"; }},
+  };
+  for (const auto& [field, change] : changes) {
+    FakeModel model;
+    ServeMetrics metrics;
+    model.close();
+    Batcher batcher(options_with(/*max_batch=*/16, /*max_wait_ms=*/0), model.function(), metrics);
+    auto first = batcher.submit(submission({"first"}));
+    ASSERT_TRUE(model.wait_for_batches(1));
+    decode::SearchOptions changed;
+    change(changed);
+    EXPECT_NE(changed, decode::SearchOptions{}) << field;
+    auto plain = batcher.submit(submission({"plain"}));
+    auto other = batcher.submit(submission({"other"}, changed));
+    model.open();
+    other.get();
+    EXPECT_EQ(model.batches().size(), 3u) << "requests differing in " << field << " shared a batch";
+  }
+}
+
 TEST(BatcherTest, SamplingRequestsKeepToThemselves) {
   FakeModel model;
   ServeMetrics metrics;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace nmt::decode {
 
@@ -42,6 +43,22 @@ struct SearchOptions {
 
   void validate() const;
 };
+
+// Every field equal: requests whose options are equal can be decoded in one batch (nmt serve).
+// Inline, so that torch-free libraries (serve) compare options without linking the decoder.
+inline bool operator==(const SearchOptions& a, const SearchOptions& b) {
+  // The structured bindings name every member: with one more member or one fewer they do not
+  // compile, so a field added to SearchOptions cannot be left out of the comparison.
+  const auto& [strategy, beam_size, length_penalty, n_best, beam_stop, max_len, temperature, top_k,
+               top_p, seed, batch_size, translators, threads, precision, target_lang] = a;
+  return std::tie(strategy, beam_size, length_penalty, n_best, beam_stop, max_len, temperature,
+                  top_k, top_p, seed, batch_size, translators, threads, precision, target_lang) ==
+         std::tie(b.strategy, b.beam_size, b.length_penalty, b.n_best, b.beam_stop, b.max_len,
+                  b.temperature, b.top_k, b.top_p, b.seed, b.batch_size, b.translators, b.threads,
+                  b.precision, b.target_lang);
+}
+
+inline bool operator!=(const SearchOptions& a, const SearchOptions& b) { return !(a == b); }
 
 // The format `precision` means on this machine: kAuto is int8 on a CPU with AVX512-VNNI and a
 // quantised engine, where it measured fastest at the same BLEU (docs/performance.md), and fp32
