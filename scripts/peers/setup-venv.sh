@@ -15,6 +15,10 @@
 # An environment that needs more than its list also has a check_NAME function, run before it is
 # made or reused (exit 1 with the reason when it cannot be), and a finish_NAME DIR function, run
 # after (see hf's).
+# Each list is complete, dependencies included, and installed with `pip --no-deps`, so that pip
+# never reaches past it (accelerate asks for torch: without --no-deps pip would install PyPI's
+# 3 GB CUDA torch into .venv/hf instead of borrowing one); `pip check` then proves nothing is
+# missing.
 # Idempotent: an environment already holding exactly its pinned list is left as it is (a second
 # call returns at once); a partial or outdated one is made again. Needs `python3 -m venv` (Debian's
 # python3-venv, installed with apt when missing). Prints the environment's Python per NAME.
@@ -142,7 +146,8 @@ run_hook() {
 
 make_venv() {
   local name=$1 dir=$root/.venv/$1 wanted
-  wanted=$("requirements_$name")
+  # The first line tells environments made before --no-deps (whose lists may hold more) apart.
+  wanted=$(echo "# installed with pip install --no-deps"; "requirements_$name")
   run_hook "check_$name"
   if [[ -x $dir/bin/python && -f $dir/requirements.txt ]] &&
     [[ "$(cat "$dir/requirements.txt")" == "$wanted" ]]; then
@@ -156,14 +161,20 @@ make_venv() {
   # Written last: an environment whose installation was cut off is made again next time.
   printf '%s\n' "$wanted" > "$dir/requirements.in"
   if ! "$dir/bin/pip" install --disable-pip-version-check --no-input --quiet --timeout 30 \
-    --retries 2 -r "$dir/requirements.in" >&2; then
+    --retries 2 --no-deps -r "$dir/requirements.in" >&2; then
     rm -rf "$dir"
     echo "setup-venv: cannot install .venv/$name's packages from PyPI" \
       "(is the network reachable?)" >&2
     exit 1
   fi
-  mv "$dir/requirements.in" "$dir/requirements.txt"
   run_hook "finish_$name" "$dir"
+  if ! "$dir/bin/pip" check --disable-pip-version-check >&2; then
+    rm -rf "$dir"
+    echo "setup-venv: .venv/$name's list misses a dependency (pip check, above): add it to" \
+      "requirements_$name in $0" >&2
+    exit 1
+  fi
+  mv "$dir/requirements.in" "$dir/requirements.txt"
   echo "$dir/bin/python"
 }
 
