@@ -10,6 +10,9 @@
 #         the torch 2.11.0 of .venv/torch2-2.11.0 (made by `scripts/test-torch2.sh --build-only`;
 #         NMT_TORCH2_VENV names another venv holding torch): the Marian fixtures of `nmt import`
 #         (tests/import/make_marian_fixture.py)
+#   argos LibreTranslate 1.9.6 with the argostranslate it pins (argos-translate-lt 1.12.1, which
+#         is argostranslate 1.11 without the hard dependency on stanza and torch) and
+#         CTranslate2 4.8.5: `nmt export --format argos` (tests/export/argos_round_trip_test.sh)
 #
 # An environment is one requirements_NAME function below; add one beside them for another peer.
 # An environment that needs more than its list also has a check_NAME function, run before it is
@@ -123,8 +126,79 @@ finish_hf() {
     > "$own/nmt-torch2.pth"
 }
 
+# Pinned packages of .venv/argos, dependencies included, one per line: libretranslate 1.9.6's
+# resolution on Python 3.11 (numpy below 2, as it asks there).
+requirements_argos() {
+  cat <<'LIST'
+APScheduler==3.11.2
+argos-translate-files==1.4.4
+argos-translate-lt==1.12.1
+async-timeout==5.0.1
+babel==2.19.0
+beautifulsoup4==4.9.3
+certifi==2026.10.19.post1
+chardet==7.7.0
+charset-normalizer==3.5.3
+click==8.5.1
+cloudpickle==3.1.3
+commonmark==0.9.2
+ctranslate2==4.8.5
+Deprecated==1.3.1
+expiringdict==1.2.2
+filelock==4.3.1
+flask-babel==3.1.0
+Flask-Limiter==2.6.3
+flask-swagger-ui==4.11.1
+flask-swagger==0.2.14
+Flask==2.2.5
+flatbuffers==25.12.19
+idna==3.20
+itsdangerous==2.1.2
+Jinja2==3.1.6
+joblib==1.6.0
+langdetect==1.0.9
+LexiLang==1.0.7
+libretranslate==1.9.6
+limits==5.8.0
+lxml==6.1.3
+MarkupSafe==3.0.4
+minisbd==0.9.5
+networkx==3.6.1
+numpy==1.26.4
+onnxruntime==1.32.0
+packaging==23.1
+polib==1.1.1
+prometheus-client==0.15.0
+protobuf==7.36.2
+psutil==7.2.2
+Pygments==2.21.0
+pymupdf4llm==2.0
+pymupdf==2.0
+pymupdf_layout==2.0
+pysrt==1.1.2
+pytz==2026.6
+PyYAML==6.0.4
+redis==4.4.4
+regex==2026.11.19
+requests==2.31.0
+rich==12.6.0
+sacremoses==0.1.1
+sentencepiece==0.2.3
+six==1.17.0
+soupsieve==4.1.3
+tabulate==0.10.0
+tqdm==4.70.1
+typing_extensions==4.16.0
+tzlocal==5.4.5
+urllib3==2.8.0
+waitress==2.1.2
+Werkzeug==2.3.8
+wrapt==2.5.2
+LIST
+}
+
 usage() {
-  echo "usage: scripts/peers/setup-venv.sh NAME... (environments: ct2, hf)" >&2
+  echo "usage: scripts/peers/setup-venv.sh NAME... (environments: ct2, hf, argos)" >&2
   exit 2
 }
 

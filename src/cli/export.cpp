@@ -1,11 +1,12 @@
-// nmt export: a trained run as a model directory of another inference engine (CTranslate2) or
-// library (Hugging Face transformers).
+// nmt export: a trained run as a model of another inference engine (CTranslate2), library
+// (Hugging Face transformers) or application (Argos Translate, LibreTranslate).
 #include <spdlog/spdlog.h>
 
 #include <memory>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"
+#include "nmt/export/argos.h"
 #include "nmt/export/ctranslate2.h"
 #include "nmt/export/huggingface.h"
 
@@ -17,14 +18,25 @@ struct ExportArgs {
   run::RunRequest model;
   std::string out_dir;
   exporter::Ctranslate2Options options;
+  exporter::ArgosOptions argos;
 };
+
+int export_argos(const ExportArgs& args) {
+  exporter::ArgosOptions options = args.argos;
+  options.is_forced = args.options.is_forced;
+  const exporter::ArgosReport report = exporter::export_argos(args.model, args.out_dir, options);
+  spdlog::info("exported {} ({} parameters) to {} ({} to {}): {} members, {} bytes",
+               report.checkpoint, report.parameters, report.archive, report.source_lang,
+               report.target_lang, report.members.size(), report.bytes);
+  return 0;
+}
 
 }  // namespace
 
 Command add_export(CLI::App& app) {
   auto* command = app.add_subcommand(
       "export",
-      "Write a trained run as a model directory of another engine:\n"
+      "Write a trained run as a model of another engine:\n"
       "  ctranslate2   model.bin, config.json, vocabularies and, for SentencePiece runs, the spm\n"
       "                models, for CTranslate2's Translator; the weights are fp32, CTranslate2\n"
       "                quantises them when it loads them (compute_type)\n"
@@ -37,9 +49,12 @@ Command add_export(CLI::App& app) {
   auto args = std::make_shared<ExportArgs>();
   command->add_option("--format", args->format, "Model format to write")
       ->required()
-      ->check(CLI::IsMember({"ctranslate2", "huggingface"}));
+      ->check(CLI::IsMember({"ctranslate2", "huggingface", "argos"}));
   add_ensemble_refused_model_options(*command, args->model);
-  command->add_option("-o,--out", args->out_dir, "Directory to write the model to")->required();
+  command
+      ->add_option("-o,--out", args->out_dir,
+                   "Directory to write the model to (argos: the .argosmodel file)")
+      ->required();
   command->add_flag("--force", args->options.is_forced,
                     "Replace the model an earlier export wrote to --out");
   command
@@ -47,13 +62,26 @@ Command add_export(CLI::App& app) {
                    "ctranslate2: rows of the position tables, the longest source and the most "
                    "output tokens CTranslate2 can then take")
       ->capture_default_str();
+  command->add_option("--source-lang", args->argos.source_lang,
+                      "argos: the source's language code (ISO 639, as en); default: the run's "
+                      "data.source_lang");
+  command->add_option("--target-lang", args->argos.target_lang,
+                      "argos: the target's language code; default: the run's data.target_lang");
+  command
+      ->add_option("--package-version", args->argos.package_version,
+                   "argos: the package's version, which Argos compares to choose updates")
+      ->capture_default_str();
   command->footer(
       "Example:\n"
       "  nmt export --format ctranslate2 --model runs/latest --out ct2-model\n"
       "then ctranslate2.Translator(\"ct2-model\") in Python;\n"
       "  nmt export --format huggingface --model runs/en-es --out hf-model\n"
-      "then AutoModelForSeq2SeqLM.from_pretrained(\"hf-model\"). docs/export.md has the details.");
+      "then AutoModelForSeq2SeqLM.from_pretrained(\"hf-model\");\n"
+      "  nmt export --format argos --model runs/en-es --out en_es.argosmodel\n"
+      "then argostranslate.package.install_from_path(\"en_es.argosmodel\"). docs/export.md has\n"
+      "the details.");
   return {command, [args] {
+            if (args->format == "argos") return export_argos(*args);
             if (args->format == "huggingface") {
               const exporter::HuggingfaceReport report = exporter::export_huggingface(
                   args->model, args->out_dir, {args->options.is_forced});

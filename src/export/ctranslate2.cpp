@@ -183,9 +183,10 @@ std::vector<std::string> vocabulary(const text::Tokenizer& tokenizer, const char
 
 }  // namespace
 
-// An imported Marian model's <PAD> and <SOS> rows are copies of Marian's pad row
-// (marian_vocabulary.h), whose logit is as large as any: nmt and transformers never emit it, but
-// CTranslate2 has no such rule, so the export's output bias keeps those two ids out of its choices.
+// nmt never emits <PAD> and <SOS>; CTranslate2 has no such rule, and its callers that cannot pass
+// suppress_sequences get them out of its choices only through the output bias. For an imported
+// Marian model it matters most: those rows are copies of Marian's pad row (marian_vocabulary.h),
+// whose logit is as large as any.
 at::Tensor without_pad_and_start(const at::Tensor& bias) {
   at::Tensor kept = bias.detach().to(at::kCPU, at::kFloat).clone();
   kept[text::kPadId] = -10000.0f;
@@ -195,7 +196,7 @@ at::Tensor without_pad_and_start(const at::Tensor& bias) {
 
 std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& model,
                                                int64_t max_positions,
-                                               bool is_imported_marian) {
+                                               bool keeps_out_pad_and_start) {
   const model::TransformerOptions& options = model.options();
   std::vector<Ct2Variable> variables;
   for (const auto& item : model.named_parameters()) {
@@ -207,7 +208,8 @@ std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& mod
     const bool is_output_bias = name == "decoder/projection/bias";
     variables.push_back(to_variable(
         name,
-        is_output_bias && is_imported_marian ? without_pad_and_start(item.value()) : item.value(),
+        is_output_bias && keeps_out_pad_and_start ? without_pad_and_start(item.value())
+                                                  : item.value(),
         item.key()));
   }
   const std::string target_embedding =
@@ -278,7 +280,8 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
 
   const bool is_imported_marian = text.tokenizer == text::TokenizerKind::kMarian;
   std::vector<Ct2Variable> variables =
-      transformer_variables(model, options.max_positions, is_imported_marian);
+      transformer_variables(model, options.max_positions,
+                            is_imported_marian || options.keeps_out_pad_and_start);
   const nlohmann::json config = transformer_config(model, is_imported_marian);
 
   ExportReport report;

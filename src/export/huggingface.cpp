@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/export_dir.h"
-#include "export/huggingface_card.h"
+#include "export/model_card.h"
 #include "export/huggingface_tokenizer.h"
 #include "export/huggingface_weights.h"
 #include "nmt/decode/translator.h"

@@ -5,33 +5,13 @@
 #include <limits>
 
 #include "nmt/check.h"
+#include "nmt/language_names.h"
 #include "serve/api_fields.h"
 
 namespace nmt::serve {
 namespace {
 
 using nlohmann::json;
-
-// English names of the languages Tatoeba-style corpora most often pair; other codes are shown as
-// they are.
-constexpr std::pair<const char*, const char*> kLanguageNames[] = {
-    {"ar", "Arabic"},     {"bg", "Bulgarian"},  {"ca", "Catalan"},   {"cs", "Czech"},
-    {"da", "Danish"},     {"de", "German"},     {"el", "Greek"},     {"en", "English"},
-    {"eo", "Esperanto"},  {"es", "Spanish"},    {"et", "Estonian"},  {"eu", "Basque"},
-    {"fa", "Persian"},    {"fi", "Finnish"},    {"fr", "French"},    {"ga", "Irish"},
-    {"gl", "Galician"},   {"he", "Hebrew"},     {"hi", "Hindi"},     {"hu", "Hungarian"},
-    {"id", "Indonesian"}, {"it", "Italian"},    {"ja", "Japanese"},  {"ko", "Korean"},
-    {"lt", "Lithuanian"}, {"lv", "Latvian"},    {"nb", "Norwegian"}, {"nl", "Dutch"},
-    {"pl", "Polish"},     {"pt", "Portuguese"}, {"ro", "Romanian"},  {"ru", "Russian"},
-    {"sk", "Slovak"},     {"sl", "Slovenian"},  {"sv", "Swedish"},   {"tr", "Turkish"},
-    {"uk", "Ukrainian"},  {"vi", "Vietnamese"}, {"zh", "Chinese"}};
-
-std::string language_name(const std::string& code) {
-  for (const auto& [known, name] : kLanguageNames) {
-    if (lower(code) == known) return name;
-  }
-  return code;
-}
 
 // Lines as Python's str.splitlines() finds them for \n, \r\n and \r; "" is one empty line.
 std::vector<std::string> split_lines(const std::string& text) {

@@ -39,15 +39,21 @@ inline constexpr uint32_t kTransformerSpecRevision = 7;
 struct Ctranslate2Options {
   int64_t max_positions = 1024;  // rows of the position tables: longest source or output
   bool is_forced = false;        // replace a directory that holds an earlier export
+  // Give <PAD> and <SOS> an output bias of -10000, so that CTranslate2 never chooses them, as nmt
+  // never does, even for a caller that cannot pass suppress_sequences (Argos Translate).
+  // Always so for a run imported from Marian, whose rows for them are copies of its pad row.
+  bool keeps_out_pad_and_start = false;
 };
 
 // The TransformerSpec variables of model, its weights in fp32 on the CPU, in no particular order.
 // Throws nmt::Error naming a parameter it cannot map or whose values are not finite.
 std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& model,
-                                               int64_t max_positions);
+                                               int64_t max_positions,
+                                               bool keeps_out_pad_and_start);
 
-// config.json of the exported model (TransformerConfig's keys, sorted as CTranslate2 writes them).
-nlohmann::json transformer_config(const model::TransformerImpl& model);
+// config.json of the exported model (TransformerConfig's keys, sorted as CTranslate2 writes them);
+// add_source_eos for a source that ends with </s> (Marian's tokenisation).
+nlohmann::json transformer_config(const model::TransformerImpl& model, bool add_source_eos);
 
 // What an export wrote.
 struct ExportReport {

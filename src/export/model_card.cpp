@@ -1,4 +1,4 @@
-#include "export/huggingface_card.h"
+#include "export/model_card.h"
 
 #include <filesystem>
 #include <optional>
@@ -67,6 +67,8 @@ std::optional<EvalRecord> test_scores(const run::OpenedRun& opened, const Metric
   return found;
 }
 
+}  // namespace
+
 std::string scores_section(const run::OpenedRun& opened, const MetricsFile& metrics) {
   std::string text = "## Scores\n\n";
   const std::optional<EvalRecord> scores = test_scores(opened, metrics);
@@ -111,8 +113,6 @@ std::string training_section(const Config& config, const MetricsFile& metrics) {
   for (const std::string& machine : hardware) text += "- on " + machine + "\n";
   return text + "\n";
 }
-
-}  // namespace
 
 std::string huggingface_model_card(const run::OpenedRun& opened, const CardFacts& facts) {
   const MetricsFile metrics = read_metrics(opened.dir.metrics());
