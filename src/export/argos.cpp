@@ -69,14 +69,13 @@ constexpr LanguageSide kTargetSide{"target", "--target-lang", "data.target_lang"
 std::string language_code(const std::string& given,
                           const std::string& recorded,
                           const LanguageSide& side,
-                          const run::OpenedRun& opened) {
+                          const RunDir& run) {
   const std::string code = given.empty() ? recorded : given;
   const std::string flag = side.flag;
   if (code.empty()) {
-    throw ConfigError(opened.dir.path() +
-                      ": cannot export to Argos Translate: the run records no " + side.side +
-                      " language (" + side.key + ") and " + flag + " gives none; pass " + flag +
-                      ", e.g. " + flag + " " + side.example);
+    throw ConfigError(run.path() + ": cannot export to Argos Translate: the run records no " +
+                      side.side + " language (" + side.key + ") and " + flag +
+                      " gives none; pass " + flag + ", e.g. " + flag + " " + side.example);
   }
   if (!is_language_code(code)) {
     throw ConfigError((given.empty() ? std::string(side.key) : flag) + ": \"" + code +
@@ -99,32 +98,32 @@ void check_version(const std::string& version) {
   }
 }
 
-ConfigError unexportable(const run::OpenedRun& opened, const std::string& why) {
-  return ConfigError(opened.dir.path() + ": cannot export to Argos Translate: " + why);
+ConfigError unexportable(const RunDir& run, const std::string& why) {
+  return ConfigError(run.path() + ": cannot export to Argos Translate: " + why);
 }
 
-void check_run(const run::OpenedRun& opened) {
-  const text::TextOptions& text = opened.config.text;
+void check_run(const detail::RunSettings& run) {
+  const text::TextOptions& text = run.config.text;
   if (text.tokenizer == text::TokenizerKind::kWord) {
-    throw unexportable(opened,
+    throw unexportable(run.dir,
                        "it has word vocabularies (text.tokenizer \"word\"), and an Argos "
                        "package tokenizes with one SentencePiece model; train with "
                        "text.tokenizer \"sentencepiece\"");
   }
   if (text.tokenizer == text::TokenizerKind::kMarian) {
-    throw unexportable(opened,
+    throw unexportable(run.dir,
                        "it has Marian's tokenisation, two SentencePiece models and a "
                        "source ending in </s>, and an Argos package tokenizes both sides "
                        "with one model; export it with --format huggingface or "
                        "ctranslate2");
   }
   if (text.clean != text::CleanMode::kNormalize) {
-    throw unexportable(opened,
+    throw unexportable(run.dir,
                        "its text.clean is \"notebook\", nmt's own cleaning, which Argos "
                        "does not apply; train with text.clean \"normalize\"");
   }
   if (!text.shared_vocab) {
-    throw unexportable(opened,
+    throw unexportable(run.dir,
                        "it has separate vocabularies (text.shared_vocab false), and an "
                        "Argos package tokenizes both languages with one SentencePiece "
                        "model; train with text.shared_vocab true");
@@ -209,16 +208,17 @@ ArgosReport export_argos(const run::RunRequest& request,
   detail::check_one_run(request.ensemble_dirs.size());
   check_archive_path(archive, options.is_forced);
   check_version(options.package_version);
-  const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
-  check_run(opened);
-
+  const detail::RunSettings settings = detail::read_run_settings(request);
+  check_run(settings);
   ArgosReport report;
   report.archive = archive;
+  report.source_lang = language_code(options.source_lang, settings.config.data.source_lang,
+                                     kSourceSide, settings.dir);
+  report.target_lang = language_code(options.target_lang, settings.config.data.target_lang,
+                                     kTargetSide, settings.dir);
+
+  const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
   report.checkpoint = opened.checkpoint;
-  report.source_lang =
-      language_code(options.source_lang, opened.config.data.source_lang, kSourceSide, opened);
-  report.target_lang =
-      language_code(options.target_lang, opened.config.data.target_lang, kTargetSide, opened);
   report.package_dir =
       package_dir_name(report.source_lang, report.target_lang, options.package_version);
 

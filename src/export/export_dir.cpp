@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -45,6 +46,12 @@ void check_one_run(std::size_t further_runs) {
   throw ConfigError("--model was given " + std::to_string(further_runs + 1) +
                     " times: an ensemble translates as several models and exports as none; "
                     "export each run on its own");
+}
+
+RunSettings read_run_settings(const run::RunRequest& request) {
+  RunDir dir = run::resolve_run_dir(request.run_dir);
+  Config config = load_config(dir.config());
+  return {std::move(dir), std::move(config)};
 }
 
 void write_json(const std::string& path, const nlohmann::json& json) {

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "nmt/config.h"
+#include "nmt/run/open_run.h"
+
 namespace nmt::exporter::detail {
 
 // out_dir without a trailing separator, so that "<out_dir>.tmp" is its sibling.
@@ -21,6 +24,14 @@ void check_export_dir(const std::string& out_dir,
 
 // Throws ConfigError when --model was given more than once: an ensemble is not one model.
 void check_one_run(std::size_t further_runs);
+
+// The run --model names and its config.json, read without the weights: a run an export cannot
+// express is refused before they are loaded.
+struct RunSettings {
+  RunDir dir;
+  Config config;
+};
+RunSettings read_run_settings(const run::RunRequest& request);
 
 // json, indented by 2, written atomically; nmt::Error naming path for a value JSON cannot hold.
 void write_json(const std::string& path, const nlohmann::json& json);

@@ -47,42 +47,42 @@ const std::vector<std::string> kExportFiles = {
     "tokenizer.json",    "vocab.json",  "target_vocab.json",      "source.spm",
     "target.spm",        "README.md"};
 
-ConfigError unexportable(const run::OpenedRun& opened, const std::string& why) {
-  return ConfigError(opened.dir.path() + ": cannot export to transformers: " + why);
+ConfigError unexportable(const RunDir& run, const std::string& why) {
+  return ConfigError(run.path() + ": cannot export to transformers: " + why);
 }
 
 // The run's plan, or the setting that keeps it from transformers.
-Plan plan_export(const run::OpenedRun& opened) {
-  const Config& config = opened.config;
+Plan plan_export(const detail::RunSettings& run) {
+  const Config& config = run.config;
   if (config.text.tokenizer == text::TokenizerKind::kMarian) {
     if (config.model.norm != model::NormPosition::kPost) {
-      throw unexportable(opened, "a run with Marian's tokenisation goes out as a MarianMTModel, "
+      throw unexportable(run.dir, "a run with Marian's tokenisation goes out as a MarianMTModel, "
                                  "which is post-norm, and it is pre-norm (model.norm \"pre\")");
     }
     if (config.model.positions != model::PositionLayout::kSplit) {
-      throw unexportable(opened, "a run with Marian's tokenisation goes out with Marian's "
+      throw unexportable(run.dir, "a run with Marian's tokenisation goes out with Marian's "
                                  "positions, and its sinusoid positions are interleaved "
                                  "(model.positions \"interleaved\")");
     }
     return {true, false};
   }
   if (config.text.tokenizer == text::TokenizerKind::kWord) {
-    throw unexportable(opened, "it has word vocabularies (text.tokenizer \"word\"), no "
+    throw unexportable(run.dir, "it has word vocabularies (text.tokenizer \"word\"), no "
                                "SentencePiece model, and no transformers tokenizer splits text as "
                                "nmt's word tokenizer does; train with text.tokenizer "
                                "\"sentencepiece\"");
   }
   if (config.text.clean != text::CleanMode::kNormalize) {
-    throw unexportable(opened, "its text.clean is \"notebook\", nmt's own cleaning, which no "
+    throw unexportable(run.dir, "its text.clean is \"notebook\", nmt's own cleaning, which no "
                                "transformers tokenizer applies; train with text.clean "
                                "\"normalize\"");
   }
   if (config.text.model_type != text::SubwordModel::kUnigram) {
-    throw unexportable(opened, "its SentencePiece model is BPE (text.model_type \"bpe\"), and "
+    throw unexportable(run.dir, "its SentencePiece model is BPE (text.model_type \"bpe\"), and "
                                "only unigram models go out as a transformers tokenizer for now");
   }
   if (!config.text.shared_vocab) {
-    throw unexportable(opened, "it has separate vocabularies (text.shared_vocab false), and the "
+    throw unexportable(run.dir, "it has separate vocabularies (text.shared_vocab false), and the "
                                "exported tokenizer is one for both languages; train with "
                                "text.shared_vocab true");
   }
@@ -203,8 +203,8 @@ HuggingfaceReport export_huggingface(const run::RunRequest& request,
                                      const HuggingfaceOptions& options) {
   detail::check_one_run(request.ensemble_dirs.size());
   detail::check_export_dir(out_dir, options.is_forced, kExportFiles);
+  const Plan plan = plan_export(detail::read_run_settings(request));
   const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
-  const Plan plan = plan_export(opened);
   const model::TransformerImpl& model = *opened.model;
   detail::HuggingfaceWeights weights(
       model, plan.is_marian_form ? marian_id_order(model.source_vocab()) : std::vector<int64_t>{});

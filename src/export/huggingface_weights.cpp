@@ -33,6 +33,7 @@ const char* transformers_activation(model::Activation activation) {
 HuggingfaceWeights::HuggingfaceWeights(const model::TransformerImpl& model,
                                        std::vector<int64_t> id_order)
     : model_(model) {
+  for (const auto& item : model.named_parameters()) parameters_.emplace(item.key(), item.value());
   if (!id_order.empty()) id_order_ = at::tensor(id_order, at::kLong);
   if (model.options().positions == model::PositionLayout::kInterleaved) {
     hidden_order_ = split_sinusoid_order(model.options().d_model);
@@ -40,10 +41,9 @@ HuggingfaceWeights::HuggingfaceWeights(const model::TransformerImpl& model,
 }
 
 at::Tensor HuggingfaceWeights::parameter(const std::string& name) const {
-  const auto parameters = model_.named_parameters();
-  const at::Tensor* found = parameters.find(name);
-  if (found == nullptr) throw Error("cannot export: the model has no parameter " + name);
-  return *found;
+  const auto found = parameters_.find(name);
+  if (found == parameters_.end()) throw Error("cannot export: the model has no parameter " + name);
+  return found->second;
 }
 
 void HuggingfaceWeights::add(const std::string& name, const at::Tensor& value) {

@@ -12,6 +12,7 @@
 
 #include <ATen/ATen.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ class HuggingfaceWeights {
   void add_layer(const std::string& from, const std::string& to, bool is_decoder);
 
   const model::TransformerImpl& model_;
+  std::map<std::string, at::Tensor> parameters_;  // the model's, by name
   at::Tensor id_order_;      // undefined: nmt's ids
   at::Tensor hidden_order_;  // undefined: nmt's hidden order
   std::vector<std::string> names_;

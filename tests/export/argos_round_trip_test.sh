@@ -30,6 +30,7 @@ fail() {
   echo "argos_round_trip_test: $*" >&2
   exit 1
 }
+source "$source_dir/tests/script_helpers.sh"
 
 train() {
   local name=$1
@@ -70,16 +71,6 @@ for path, top in zip(sys.argv[1:], ("translate-en_es-1_0/", "translate-en_es-1_2
 PYTHON
 
 # Refusals: exit 2 with the reason, nothing written.
-expect_refusal() {
-  local name=$1 expected=$2 out=$3
-  shift 3
-  set +e
-  output=$("$@" 2>&1 < /dev/null)
-  status=$?
-  set -e
-  [[ $status -eq 2 && $output == *"$expected"* ]] || fail "$name: exit $status, $output"
-  [[ ! -e $out && ! -e $out.tmp && ! -e $out.staging ]] || fail "$name: $out was written"
-}
 train words --config "$source_dir/configs/quickstart.json" --set train.max_steps=20
 expect_refusal "a word-vocabulary run" "words: cannot export to Argos Translate: it has word \
 vocabularies (text.tokenizer \"word\"), and an Argos package tokenizes with one SentencePiece \
@@ -144,13 +135,7 @@ timeout 600 "$python" "$source_dir/tests/export/argos_round_trip.py" post-bpe.ar
 
 "$nmt" serve --model recipe --port 0 "${argos_decoding[@]}" > serve.log 2>&1 &
 server=$!
-port=""
-for _ in $(seq 120); do
-  port=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/.*|\1|p' serve.log | head -1)
-  [[ -n $port ]] && curl -sf "http://127.0.0.1:$port/health" > /dev/null && break
-  kill -0 $server 2> /dev/null || { cat serve.log; fail "nmt serve died"; }
-  sleep 0.5
-done
+port=$(nmt_serve_port serve.log $server)
 timeout 600 "$python" "$source_dir/tests/export/argos_round_trip.py" recipe.argosmodel \
   sentences.src recipe.nmt "http://127.0.0.1:$port" || fail "recipe: Argos disagrees with nmt"
 echo "argos_round_trip_test: ok"

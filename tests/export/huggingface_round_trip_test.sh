@@ -31,6 +31,7 @@ fail() {
   echo "huggingface_round_trip_test: $*" >&2
   exit 1
 }
+source "$source_dir/tests/script_helpers.sh"
 
 train() {
   local name=$1
@@ -62,16 +63,6 @@ grep -q '"MarianMTModel"' post-gelu.hf/config.json || fail "post-gelu: not Maria
 [[ -f recipe.hf/tokenizer.json && ! -e recipe.hf/source.spm ]] || fail "recipe: tokenizer files"
 
 # Refusals: exit 2 with the reason, nothing written.
-expect_refusal() {
-  local name=$1 expected=$2 out=$3
-  shift 3
-  set +e
-  output=$("$@" 2>&1 < /dev/null)
-  status=$?
-  set -e
-  [[ $status -eq 2 && $output == *"$expected"* ]] || fail "$name: exit $status, $output"
-  [[ ! -e $out && ! -e $out.tmp ]] || fail "$name: $out was written"
-}
 train words --config "$source_dir/configs/quickstart.json" --set train.max_steps=20
 expect_refusal "a word-vocabulary run" "words: cannot export to transformers: it has word \
 vocabularies (text.tokenizer \"word\"), no SentencePiece model, and no transformers tokenizer \

@@ -40,6 +40,7 @@ fail() {
   echo "marian_import_test: $*" >&2
   exit 1
 }
+source "$source_dir/tests/script_helpers.sh"
 
 if ! python=$("$source_dir/scripts/peers/setup-venv.sh" hf 2> venv.log); then
   echo "SKIPPED: the transformers comparison needs .venv/hf, which cannot be made here:"
@@ -125,13 +126,7 @@ echo "marian_import_test: fine-tuning: validation loss per token $before -> $aft
 "$nmt" serve --model runs/tags --port 0 --precision fp32 --max-len 19 > serve.log 2>&1 &
 server=$!
 trap 'kill $server 2> /dev/null || true; rm -rf "$scratch"' EXIT
-port=""
-for _ in $(seq 120); do
-  port=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/.*|\1|p' serve.log | head -1)
-  [[ -n $port ]] && curl -sf "http://127.0.0.1:$port/health" > /dev/null && break
-  kill -0 $server 2> /dev/null || { cat serve.log; fail "nmt serve died"; }
-  sleep 0.5
-done
+port=$(nmt_serve_port serve.log $server)
 first=$(head -n 1 tags.untagged.src)
 answer=$(curl -s "http://127.0.0.1:$port/translate" -H 'Content-Type: application/json' \
   -d "$(python3 -c 'import json, sys; print(json.dumps({"q": sys.argv[1], "source": "en", "target": "spa"}))' "$first")")
@@ -196,7 +191,7 @@ cmp -s base.greedy base.ct2.greedy ||
   { diff base.greedy base.ct2.greedy | head; fail "CTranslate2's translations of the export differ"; }
 
 # Refusals: exit 2 with the reason, nothing written.
-expect_refusal() {
+expect_import_refusal() {
   local name=$1 expected=$2
   shift 2
   set +e
@@ -207,11 +202,11 @@ expect_refusal() {
 }
 cp -r fixtures/bin truncated
 head -c 5000 fixtures/bin/pytorch_model.bin > truncated/pytorch_model.bin
-expect_refusal "a truncated pytorch_model.bin" "save_pretrained" truncated --out runs/truncated
+expect_import_refusal "a truncated pytorch_model.bin" "save_pretrained" truncated --out runs/truncated
 [[ ! -e runs/truncated && ! -e runs/truncated.import.tmp ]] || fail "a refused import left files"
-expect_refusal "existing --out" "already exists" fixtures/base --out runs/base
+expect_import_refusal "existing --out" "already exists" fixtures/base --out runs/base
 cp -r fixtures/base bart
 sed -i 's/"model_type": "marian"/"model_type": "bart"/' bart/config.json
-expect_refusal "bart" 'model_type "bart" is not a Marian model' bart --out runs/bart
+expect_import_refusal "bart" 'model_type "bart" is not a Marian model' bart --out runs/bart
 [[ ! -e runs/bart ]] || fail "a refused import left runs/bart"
 echo "marian_import_test: ok"
