@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -375,15 +374,12 @@ int bench_train_local_ranks(int ranks, const Config& config) {
                    "--baseline", true);
   for (const char* extra : {"--json", "--threads"}) alone.emplace_back(extra);
   alone.push_back(std::to_string(threads));
-  char path[] = "/tmp/nmt-bench-baseline-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) throw Error("--nproc: cannot create a temporary file in /tmp");
-  ::close(fd);
+  const ScratchDirectory scratch;  // holds the lone rank's JSON until this function returns
+  const std::string path = scratch.path() + "/baseline.json";
   spdlog::info("one rank alone first ({} threads), then {} ranks", threads, ranks);
   const int status = run_plain_process(alone, path);
-  const std::string output = status == 0 ? read_text_file(path) : "";
-  std::remove(path);
   if (status != 0) return status;
+  const std::string output = read_text_file(path);
   const double baseline = nlohmann::json::parse(output)["tgt_tokens_per_s"].get<double>();
   spdlog::info("one rank alone: {:.1f} target tokens/s", baseline);
   std::vector<std::string> together = without_flag(arguments, "--baseline", true);

@@ -126,9 +126,9 @@ std::string summary_section(const Summary& summary) {
   return out + "</div>\n";
 }
 
-const Curve* find_curve(const std::vector<Curve>& curves, const std::string& name) {
+const Curve* find_curve(const std::vector<Curve>& curves, CurveKind kind) {
   const auto it =
-      std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.name == name; });
+      std::find_if(curves.begin(), curves.end(), [&](const Curve& c) { return c.kind == kind; });
   return it == curves.end() ? nullptr : &*it;
 }
 
@@ -147,9 +147,9 @@ std::string loss_charts(const std::vector<Curve>& curves, double largest_seconds
   const std::string unit_name = unit == 1 ? "s" : unit == 60 ? "min" : "h";
   std::vector<ChartSeries> by_step;
   std::vector<ChartSeries> by_time;
-  for (const auto& [name, colour] :
-       {std::pair{"train loss", kTrainColour}, std::pair{"valid loss", kValidColour}}) {
-    if (const Curve* curve = find_curve(curves, name)) {
+  for (const auto& [kind, colour] : {std::pair{CurveKind::kTrainLoss, kTrainColour},
+                                     std::pair{CurveKind::kValidLoss, kValidColour}}) {
+    if (const Curve* curve = find_curve(curves, kind)) {
       by_step.push_back(series_of(*curve, colour, 0));
       by_time.push_back(series_of(*curve, colour, unit));
     }
@@ -166,12 +166,12 @@ std::string loss_charts(const std::vector<Curve>& curves, double largest_seconds
 // (several evaluations of the final model are listed in the evaluations table instead).
 std::string bleu_chart(const std::vector<Curve>& curves) {
   std::vector<ChartSeries> series;
-  for (const auto& [name, colour] :
-       {std::pair{"valid BLEU", kValidBleuColour}, std::pair{"valid chrF", kValidChrfColour}}) {
-    if (const Curve* curve = find_curve(curves, name))
+  for (const auto& [kind, colour] : {std::pair{CurveKind::kValidBleu, kValidBleuColour},
+                                     std::pair{CurveKind::kValidChrf, kValidChrfColour}}) {
+    if (const Curve* curve = find_curve(curves, kind))
       series.push_back(series_of(*curve, colour, 0));
   }
-  const Curve* eval = find_curve(curves, "BLEU");
+  const Curve* eval = find_curve(curves, CurveKind::kEvalBleu);
   if (eval && std::set<double>(eval->steps.begin(), eval->steps.end()).size() >= 2) {
     series.push_back(series_of(*eval, kBleuColour, 0));
     series.back().name = "BLEU of nmt eval";
@@ -362,8 +362,8 @@ std::string render_report_html(const ReportInput& input) {
         "plot.</p>\n";
   } else {
     out += summary_section(summary);
-    if (find_curve(curves, "train loss") == nullptr &&
-        find_curve(curves, "valid loss") == nullptr) {
+    if (find_curve(curves, CurveKind::kTrainLoss) == nullptr &&
+        find_curve(curves, CurveKind::kValidLoss) == nullptr) {
       out +=
           "<p class=\"empty\">No loss recorded yet: the metrics hold no \"train\" or \"epoch\" "
           "records.</p>\n";

@@ -41,11 +41,11 @@ std::optional<Position> position_of(const MetricsRecord& record) {
 }  // namespace
 
 std::vector<Curve> training_curves(const std::vector<MetricsRecord>& records) {
-  Curve train{"train loss", {}, {}, {}};
-  Curve valid{"valid loss", {}, {}, {}};
-  Curve bleu{"BLEU", {}, {}, {}};
-  Curve valid_bleu{"valid BLEU", {}, {}, {}};
-  Curve valid_chrf{"valid chrF", {}, {}, {}};
+  Curve train{CurveKind::kTrainLoss, "train loss", {}, {}, {}};
+  Curve valid{CurveKind::kValidLoss, "valid loss", {}, {}, {}};
+  Curve bleu{CurveKind::kEvalBleu, "BLEU", {}, {}, {}};
+  Curve valid_bleu{CurveKind::kValidBleu, "valid BLEU", {}, {}, {}};
+  Curve valid_chrf{CurveKind::kValidChrf, "valid chrF", {}, {}, {}};
   Position at{0.0, 0.0};
   const auto add_validation = [&](const std::optional<double>& loss,
                                   const std::optional<double>& bleu_score,

@@ -13,19 +13,24 @@
 
 namespace nmt::viz {
 
+// What a curve shows: the report picks its curves by kind and labels them by name.
+enum class CurveKind { kTrainLoss, kValidLoss, kEvalBleu, kValidBleu, kValidChrf };
+
 // One curve of the report: point i is (steps[i] or seconds[i], values[i]); the three have one
 // length.
 struct Curve {
-  std::string name;
+  CurveKind kind;
+  std::string name;  // its legend
   std::vector<double> steps;    // training step of the point
   std::vector<double> seconds;  // training time of the point (train_seconds)
   std::vector<double> values;
 };
 
 // The curves in metrics records, in this order and only those with points:
-//  - "train loss": one point per TrainRecord;
-//  - "valid loss": one point per EpochRecord with a valid_loss;
-//  - "BLEU": one point per EvalRecord.
+//  - kTrainLoss, "train loss": one point per TrainRecord;
+//  - kValidLoss, "valid loss": one point per EpochRecord or ValidRecord with a valid_loss;
+//  - kEvalBleu, "BLEU": one point per EvalRecord;
+//  - kValidBleu, "valid BLEU" and kValidChrf, "valid chrF": as valid loss, with those scores.
 // Points keep the order of the records: a resumed run that logs a step twice gives two points. A
 // record without a step or training time (eval, average) takes the last one seen before it (0 at
 // first).
