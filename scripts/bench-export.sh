@@ -43,6 +43,10 @@ trap 'rm -rf "$scratch"' EXIT
 export XDG_DATA_HOME=$scratch/xdg-data XDG_CONFIG_HOME=$scratch/xdg-config
 export XDG_CACHE_HOME=$scratch/xdg-cache
 sentence="I am hungry."
+# The exports are named after the run, as their READMEs then are.
+name=$(basename "$(cd "$model" && pwd -P)")
+hf_dir=$scratch/$name
+package=$scratch/$name.argosmodel
 
 echo "$command_line" > "$out/command.txt"
 {
@@ -67,18 +71,18 @@ seconds() {
 
 raw=$out/raw.jsonl
 : > "$raw"
-hf_seconds=$(seconds "$nmt" -q export --format huggingface --model "$model" --out "$scratch/hf")
+hf_seconds=$(seconds "$nmt" -q export --format huggingface --model "$model" --out "$hf_dir")
 argos_seconds=$(seconds "$nmt" -q export --format argos --model "$model" \
-  --out "$scratch/model.argosmodel")
-hf_bytes=$(du -sb "$scratch/hf" | cut -f1)
-argos_bytes=$(stat -c %s "$scratch/model.argosmodel")
+  --out "$package")
+hf_bytes=$(du -sb "$hf_dir" | cut -f1)
+argos_bytes=$(stat -c %s "$package")
 echo "{\"export\": \"huggingface\", \"seconds\": $hf_seconds, \"bytes\": $hf_bytes}" >> "$raw"
 echo "{\"export\": \"argos\", \"seconds\": $argos_seconds, \"bytes\": $argos_bytes}" >> "$raw"
-cp "$scratch/hf/README.md" "$out/model-card.md"
+cp "$hf_dir/README.md" "$out/model-card.md"
 "$argos_python" -c 'import sys, zipfile
 archive = zipfile.ZipFile(sys.argv[1])
 print(archive.read(next(n for n in archive.namelist() if n.endswith("/README.md"))).decode(), end="")' \
-  "$scratch/model.argosmodel" > "$out/argos-readme.md"
+  "$package" > "$out/argos-readme.md"
 
 for round in $(seq "$runs"); do
   start=$EPOCHREALTIME
@@ -91,9 +95,9 @@ print(json.dumps({"format": "nmt", "round": int(sys.argv[1]), "wall_s": float(sy
   for format in huggingface argos; do
     start=$EPOCHREALTIME
     if [[ $format == huggingface ]]; then
-      line=$("$hf_python" "$root/scripts/peers/export_load.py" huggingface "$scratch/hf" "$sentence")
+      line=$("$hf_python" "$root/scripts/peers/export_load.py" huggingface "$hf_dir" "$sentence")
     else
-      line=$("$argos_python" "$root/scripts/peers/export_load.py" argos "$scratch/model.argosmodel" \
+      line=$("$argos_python" "$root/scripts/peers/export_load.py" argos "$package" \
         "$sentence" "$scratch/packages")
     fi
     wall=$(awk -v end="$EPOCHREALTIME" -v start="$start" 'BEGIN { printf "%.3f", end - start }')
