@@ -159,12 +159,13 @@ std::string readme(const run::OpenedRun& opened, const ArgosReport& report) {
           std::to_string(report.parameters) + " parameters).\n\n";
   text +=
       "- translation: the CTranslate2 model in `model/` (fp32), as Argos runs it: beam search with "
-      "4 beams (`ARGOS_BEAM_SIZE`) and length penalty 0.2. `nmt translate --beam 4 "
-      "--length-penalty 0.2` gives the same translations.\n"
+      "4 beams (`ARGOS_BEAM_SIZE`), length penalty 0.2, at most 256 tokens. `nmt translate "
+      "--strategy beam --beam-size 4 --length-penalty 0.2 --max-len 256` gives the same "
+      "translations.\n"
       "- text: Argos gives `sentencepiece.model` the text as it is, where nmt first applies "
-      "Unicode "
-      "NFKC, squeezes runs of whitespace and trims the ends; text already in that form translates "
-      "as nmt translates it. Argos also turns every `_` of a translation into a space.\n"
+      "Unicode NFKC, squeezes runs of whitespace and trims the ends; text already in that form "
+      "translates as nmt translates it. Argos also turns every `_` of a translation into a "
+      "space.\n"
       "- sentences: Argos splits text into sentences and translates each on its own; nmt "
       "translates each line as one sentence.\n\n";
   text +=

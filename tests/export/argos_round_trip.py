@@ -70,7 +70,9 @@ def check_argostranslate(package_path, sources, expected, failures):
         return None
     package = installed[0]
     readme = package.get_readme() or ""
-    if "nmt translate --beam 4 --length-penalty 0.2" not in readme:
+    if "`nmt translate --strategy beam --beam-size 4 --length-penalty 0.2 --max-len 256`" not in (
+        readme.replace("\n", " ")
+    ):
         failures.append("the package's README does not say how nmt decodes as Argos does")
     translation = argostranslate.translate.get_translation_from_codes(
         package.from_code, package.to_code

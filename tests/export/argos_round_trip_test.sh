@@ -10,9 +10,10 @@
 #              --target-lang
 #
 # For each: argostranslate installs the package and translates every test and validation
-# sentence as `nmt translate --beam 4 --length-penalty 0.2 --max-len 256` does (Argos's decoding);
-# for recipe also a LibreTranslate server on loopback serving the package answers every sentence
-# as `nmt serve` with that decoding does, up to LibreTranslate's own formatting of answers. Also
+# sentence as `nmt translate --strategy beam --beam-size 4 --length-penalty 0.2 --max-len 256`
+# does (Argos's decoding); for recipe also a LibreTranslate server on loopback serving the package
+# answers every sentence as `nmt serve` with that decoding does, up to LibreTranslate's own
+# formatting of answers. Also
 # the archive's layout, the command's refusals (exit 2, exact messages, nothing written) and
 # --force. Exits 77 (ctest: skipped) with the reason when .venv/argos cannot be made, after the
 # refusals.

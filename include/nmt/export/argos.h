@@ -12,9 +12,9 @@
 //                          differently from nmt
 //
 // Argos translates with CTranslate2's beam search (4 beams, length penalty 0.2, the search ending
-// when 4 hypotheses have ended): `nmt translate --beam 4 --length-penalty 0.2` gives the same
-// text for text nmt's cleaning leaves as it is (Argos does not clean; it turns every '_' of a
-// translation into a space).
+// when 4 hypotheses have ended, at most 256 tokens): `nmt translate --strategy beam --beam-size 4
+// --length-penalty 0.2 --max-len 256` gives the same text for text nmt's cleaning leaves as it is
+// (Argos does not clean; it turns every '_' of a translation into a space).
 //
 // Refused, naming the setting: word vocabularies and Marian's tokenisation (not one SentencePiece
 // model), separate vocabularies, text.clean "notebook", an ensemble, a run without language codes
