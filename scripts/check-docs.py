@@ -256,7 +256,7 @@ def check_links():
 # commands
 
 SKIPPED_LANGUAGES = {"json", "jsonc", "yaml", "yml", "python", "py", "cpp", "c++", "toml", "ini",
-                     "html", "javascript", "js", "lua", "diff"}
+                     "html", "javascript", "js", "lua", "diff", "markdown", "md"}
 COMMAND_START = re.compile(r"(^|[\s;&|(])(\S*/)?nmt\s+[a-z-]")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]*$")
 

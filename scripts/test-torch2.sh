@@ -2,7 +2,8 @@
 # The test suite against LibTorch 2.x. Makes .venv/torch2 (git-ignored) with PyPI's torch wheel at
 # a pinned version, builds nmt and its tests against the LibTorch inside it into build-torch2/
 # (scripts/build-torch2.sh) and runs the whole ctest suite there. Extra arguments go to ctest;
-# --build-only stops after the build (scripts/test.sh runs the suite itself).
+# --build-only stops after the build (scripts/test.sh runs the suite itself); --venv-only after
+# making the venv (whose torch .venv/hf borrows: scripts/peers/setup-venv.sh).
 #
 # PyPI's wheel is LibTorch 2.x built with CUDA and NCCL, so this one build is both the 2.x build and
 # the CUDA + NCCL variant (every GPU code path and c10d's ProcessGroupNCCL compiled and linked).
@@ -28,6 +29,7 @@ if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split(
     exit 1
   fi
 fi
+[[ ${1:-} == --venv-only ]] && exit 0
 scripts/build-torch2.sh "$venv/bin/python" "$build" -DNMT_WERROR=ON
 "$build/src/nmt" --version
 [[ ${1:-} == --build-only ]] && exit 0

@@ -58,6 +58,17 @@ run_suite() {
 }
 
 scripts/install-deps.sh
+# The transformers tests borrow the LibTorch 2.x venv's torch (.venv/hf, setup-venv.sh): make it
+# before the first suite, so that they run in every suite and not only in the 2.x one.
+if [[ $# -eq 0 && ${NMT_TORCH2:-1} == 1 ]]; then
+  stage=$SECONDS
+  if scripts/test-torch2.sh --venv-only; then
+    summary+=("torch venv of LibTorch 2.x (PyPI wheel), borrowed by .venv/hf: $(elapsed "$stage")")
+  else
+    summary+=("torch venv of LibTorch 2.x: FAILED ($(elapsed "$stage"))")
+    failed=1
+  fi
+fi
 stage=$SECONDS
 scripts/build.sh -DNMT_WERROR=ON
 summary+=("build, LibTorch 1.13 (Debian), warnings as errors: $(elapsed "$stage")")
