@@ -6,7 +6,8 @@
 #
 # Without arguments (the whole suite, as CI runs it) it goes on to
 #   - the same suite at the AVX2 tier (NMT_CPU_ISA=avx2: nmt's AVX2 int8 kernel, its defaults and
-#     the libraries' kernels as on a CPU without AVX-512), where the CPU has AVX2,
+#     the libraries' kernels as on a CPU without AVX-512), where the CPU has AVX2, without the
+#     labels whose code chooses no kernel by tier (docs, eval, text, viz, import_formats),
 #   - the Torch-free suites under AddressSanitizer + UBSan (scripts/sanitize.sh, build-asan/),
 #   - a few seconds of each libFuzzer target (scripts/fuzz.sh 5, build-fuzz/),
 #   - the whole suite again against LibTorch 2.x, the CUDA + NCCL build of PyPI's torch wheel
@@ -77,8 +78,12 @@ run_suite "suite, $(build/src/nmt --version | sed -n 2p) (Debian)" build \
 
 if [[ $# -eq 0 ]]; then
   if grep -qw avx2 /proc/cpuinfo; then
+    # Without the labels whose code has no kernel that the tier chooses (scores, tokenizers,
+    # pictures, file formats, the documentation's checks): the same results at every tier, and
+    # minutes of CI.
     run_suite "suite at the AVX2 tier (NMT_CPU_ISA=avx2)" build \
-      env NMT_CPU_ISA=avx2 ctest --test-dir build --output-on-failure --parallel "$(nproc)"
+      env NMT_CPU_ISA=avx2 ctest --test-dir build --output-on-failure --parallel "$(nproc)" \
+      -LE '^(docs|eval|text|viz|import_formats)$'
   else
     summary+=("suite at the AVX2 tier: skipped (this CPU has no AVX2)")
   fi
