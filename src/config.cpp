@@ -383,6 +383,7 @@ void config_fields(Fields& f, Config& c) {
   f("sampling_nbest", c.text.sampling_nbest, IntKind::kAny);
   f("sampling_alpha", c.text.sampling_alpha);
   f("bpe_dropout", c.text.bpe_dropout);
+  f("vocab_from", c.text.vocab_from);
 
   f.section("model");
   f("d_model", c.model.d_model, IntKind::kPositive);
@@ -494,6 +495,10 @@ void Config::validate() const {
   validate_section("serve", serve);
   if (model.share_embeddings && !text.shared_vocab) {
     throw ConfigError("model.share_embeddings: needs text.shared_vocab = true");
+  }
+  if (!text.vocab_from.empty() && !train.init_from.empty()) {
+    throw ConfigError(
+        "text.vocab_from: not with train.init_from, whose run brings its own vocabularies");
   }
 }
 

@@ -52,7 +52,8 @@ void setup_process(const GlobalOptions& options) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  std::vector<Command> commands = {add_prepare(app),   add_train(app),   add_translate(app),
+  std::vector<Command> commands = {add_prepare(app),   add_train(app),   add_distil(app),
+                                   add_translate(app),
                                    add_eval(app),      add_average(app), add_score(app),
                                    add_attention(app), add_report(app),  add_bench(app),
                                    add_export(app),    add_import(app),  add_serve(app)};

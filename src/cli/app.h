@@ -37,6 +37,7 @@ bool is_parse_only();
 
 Command add_prepare(CLI::App& app);
 Command add_train(CLI::App& app);
+Command add_distil(CLI::App& app);
 Command add_translate(CLI::App& app);
 Command add_eval(CLI::App& app);
 Command add_average(CLI::App& app);

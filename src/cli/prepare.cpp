@@ -42,7 +42,7 @@ Command add_prepare(CLI::App& app) {
             const Config config = load_config(args->config_path, flags->overrides());
             const std::string out =
                 args->out_dir.empty() ? run::default_data_dir(args->config_path) : args->out_dir;
-            run::prepare_run_data(config, RunDir(out));
+            run::prepare_run_data(config, args->config_path, RunDir(out));
             return 0;
           }};
 }

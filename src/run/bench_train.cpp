@@ -209,12 +209,13 @@ void add_distribution(nlohmann::json& result,
 
 // The training data every rank measures on: rank 0 prepares it into its scratch directory, the
 // others read it from there.
-// A fine-tuning configuration (train.init_from) measures on the parent's vocabularies.
+// A fine-tuning configuration (train.init_from), or one with text.vocab_from, measures on that
+// run's vocabularies.
 PreparedData bench_data(const Config& config,
                         const ScratchDirectory& scratch,
                         train::Communicator* communicator) {
-  const std::optional<RunDir> parent = parent_run(config);
-  const RunDir* vocabulary_source = parent ? &*parent : nullptr;
+  const std::optional<RunDir> vocabulary = vocabulary_run(config);
+  const RunDir* vocabulary_source = vocabulary ? &*vocabulary : nullptr;
   if (!communicator) return prepare_data(config, RunDir(scratch.path()), vocabulary_source);
   std::optional<PreparedData> prepared;
   const std::string directory = directory_from_leader(*communicator, "prepare the data", [&] {
@@ -270,8 +271,8 @@ std::vector<std::string> without_flag(const std::vector<std::string>& arguments,
 
 nlohmann::json bench_train(const Config& requested, const BenchTrainOptions& options) {
   const std::optional<RunDir> parent = parent_run(requested);
-  const Config config =
-      parent ? with_parent_model(requested, *parent, "--config") : requested;
+  Config config = parent ? with_parent_model(requested, *parent, "--config") : requested;
+  if (!config.text.vocab_from.empty()) config = with_vocabulary_run(config, "--config");
   if (options.steps < 1) {
     throw ConfigError("--steps: expected a positive integer, got " + std::to_string(options.steps));
   }

@@ -11,6 +11,7 @@
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
+#include "nmt/run/open_run.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::run {
@@ -247,6 +248,62 @@ PreparedData prepare_data(const Config& config,
   return prepared;
 }
 
+std::optional<RunDir> parent_run(const Config& config) {
+  if (config.train.init_from.empty()) return std::nullopt;
+  return resolve_run_dir(config.train.init_from, "--init-from");
+}
+
+std::optional<RunDir> vocabulary_run(const Config& config) {
+  if (!config.text.vocab_from.empty()) {
+    return resolve_run_dir(config.text.vocab_from, "text.vocab_from");
+  }
+  return parent_run(config);
+}
+
+namespace {
+
+// config with the text section of `source` but for the settings that say how this run trains
+// (subword sampling) or where its vocabulary comes from; validated, a ConfigError naming
+// config_path and `source_key`, the key that names source.
+Config with_text_of(const Config& config,
+                    const Config& source,
+                    const RunDir& source_dir,
+                    const std::string& config_path,
+                    const std::string& source_key) {
+  Config combined = config;
+  combined.text = source.text;
+  combined.text.sampling_nbest = config.text.sampling_nbest;
+  combined.text.sampling_alpha = config.text.sampling_alpha;
+  combined.text.bpe_dropout = config.text.bpe_dropout;
+  combined.text.vocab_from = config.text.vocab_from;
+  // The languages stay the source run's unless the configuration names its own.
+  if (combined.data.source_lang.empty()) combined.data.source_lang = source.data.source_lang;
+  if (combined.data.target_lang.empty()) combined.data.target_lang = source.data.target_lang;
+  try {
+    combined.validate();
+  } catch (const ConfigError& error) {
+    throw ConfigError(config_path + ": " + error.what() + " (text settings of " +
+                      source_dir.path() + ", the run " + source_key + " names)");
+  }
+  return combined;
+}
+
+}  // namespace
+
+Config with_parent_model(const Config& config,
+                         const RunDir& parent,
+                         const std::string& config_path) {
+  const Config parent_config = load_config(parent.config());
+  Config with_model = config;
+  with_model.model = parent_config.model;
+  return with_text_of(with_model, parent_config, parent, config_path, "--init-from");
+}
+
+Config with_vocabulary_run(const Config& config, const std::string& config_path) {
+  const RunDir source = resolve_run_dir(config.text.vocab_from, "text.vocab_from");
+  return with_text_of(config, load_config(source.config()), source, config_path, "text.vocab_from");
+}
+
 PreparedData load_prepared_data(const Config& config, const RunDir& dir) {
   PreparedData prepared;
   prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
@@ -260,9 +317,13 @@ std::string default_data_dir(const std::string& config_path) {
   return "runs/" + std::filesystem::path(config_path).stem().string() + "-data";
 }
 
-PreparedData prepare_run_data(const Config& config, const RunDir& dir) {
+PreparedData prepare_run_data(const Config& config,
+                              const std::string& config_path,
+                              const RunDir& dir) {
   const RunLock lock(dir);
-  return prepare_data(config, dir);
+  if (config.text.vocab_from.empty()) return prepare_data(config, dir);
+  const RunDir vocabulary = resolve_run_dir(config.text.vocab_from, "text.vocab_from");
+  return prepare_data(with_vocabulary_run(config, config_path), dir, &vocabulary);
 }
 
 }  // namespace nmt::run

@@ -68,8 +68,8 @@ PreparedData run_data_phase(const Config& config, const RunDir& run, StopOnSigna
   stop.exit_at_once("interrupted during the data phase of " + run.path() +
                     "; `nmt train --resume --out " + run.path() +
                     "` prepares the data again and trains");
-  const std::optional<RunDir> parent = parent_run(config);
-  return prepare_data(config, run, parent ? &*parent : nullptr);
+  const std::optional<RunDir> vocabulary = vocabulary_run(config);
+  return prepare_data(config, run, vocabulary ? &*vocabulary : nullptr);
 }
 
 RunSetup resumed_run(const TrainRequest& request, StopOnSignal& stop) {
@@ -115,6 +115,11 @@ RunSetup fresh_run(const TrainRequest& request, StopOnSignal& stop) {
         "fine-tuning {}: its vocabularies and model settings replace the text (but subword "
         "sampling) and model sections of {}",
         parent->path(), request.config_path);
+  }
+  if (!setup.config.text.vocab_from.empty()) {
+    setup.config = with_vocabulary_run(setup.config, request.config_path);
+    spdlog::info("the tokenizers of {} (text.vocab_from) and its text settings are this run's",
+                 setup.config.text.vocab_from);
   }
   // From the lock to config.json a signal is only noted (run_data_phase then stops), so that a
   // run directory never holds a lock without its configuration.
@@ -348,34 +353,6 @@ int exit_status(train::StopReason reason) {
       return 1;
   }
   return 1;
-}
-
-std::optional<RunDir> parent_run(const Config& config) {
-  if (config.train.init_from.empty()) return std::nullopt;
-  return resolve_run_dir(config.train.init_from, "--init-from");
-}
-
-Config with_parent_model(const Config& config,
-                         const RunDir& parent,
-                         const std::string& config_path) {
-  const Config parent_config = load_config(parent.config());
-  Config combined = config;
-  combined.text = parent_config.text;
-  // Subword sampling is how this run trains, not part of the vocabulary: the new run's own.
-  combined.text.sampling_nbest = config.text.sampling_nbest;
-  combined.text.sampling_alpha = config.text.sampling_alpha;
-  combined.text.bpe_dropout = config.text.bpe_dropout;
-  combined.model = parent_config.model;
-  // The languages stay the parent's unless the configuration names its own.
-  if (combined.data.source_lang.empty()) combined.data.source_lang = parent_config.data.source_lang;
-  if (combined.data.target_lang.empty()) combined.data.target_lang = parent_config.data.target_lang;
-  try {
-    combined.validate();
-  } catch (const ConfigError& error) {
-    throw ConfigError(config_path + ": " + error.what() + " (text settings of " + parent.path() +
-                      ", the run --init-from names)");
-  }
-  return combined;
 }
 
 std::string default_run_dir(const std::string& config_path) {

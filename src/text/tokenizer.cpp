@@ -72,6 +72,7 @@ void TextOptions::validate() const {
   }
   check::non_negative("sampling_alpha", sampling_alpha);
   check::fraction("bpe_dropout", bpe_dropout);
+  check::file_name("vocab_from", vocab_from);
   const bool is_sentencepiece = tokenizer == TokenizerKind::kSentencePiece;
   const bool samples_unigram = sampling_nbest != 0 && sampling_nbest != 1;
   if (samples_unigram || sampling_alpha > 0.0) {

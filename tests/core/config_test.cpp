@@ -150,6 +150,12 @@ TEST(ConfigTest, ServeSectionReadsChecksAndRoundTrips) {
 TEST(ConfigTest, CrossSectionRules) {
   EXPECT_EQ(error_of({{"model", {{"share_embeddings", true}}}}),
             "model.share_embeddings: needs text.shared_vocab = true");
+  EXPECT_EQ(error_of({{"text", {{"vocab_from", "runs/teacher"}}},
+                      {"train", {{"init_from", "runs/parent"}}}}),
+            "text.vocab_from: not with train.init_from, whose run brings its own vocabularies");
+  EXPECT_EQ(error_of({{"text", {{"vocab_from", std::string("runs/a\0b", 8)}}}}).rfind(
+                "text.vocab_from: expected a file name", 0),
+            0u);
 }
 
 TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {

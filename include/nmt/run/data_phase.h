@@ -4,6 +4,7 @@
 // Throws DataError for unusable data, ConfigError for invalid options.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "nmt/config.h"
@@ -26,8 +27,29 @@ PreparedData prepare_data(const Config& config,
                           const RunDir* vocabulary_source = nullptr);
 
 // `nmt prepare`: prepare_data while holding dir's RunLock, so that it cannot replace the files of
-// a run that `nmt train` is writing.
-PreparedData prepare_run_data(const Config& config, const RunDir& dir);
+// a run that `nmt train` is writing; with text.vocab_from, with that run's tokenizers and text
+// settings (with_vocabulary_run). config_path names the configuration in errors.
+PreparedData prepare_run_data(const Config& config,
+                              const std::string& config_path,
+                              const RunDir& dir);
+
+// Fine-tuning (train.init_from): the run it names, whose weights, vocabularies and model settings
+// the new run starts from; nullopt without init_from. Throws ConfigError when it is no run.
+std::optional<RunDir> parent_run(const Config& config);
+
+// The run whose tokenizers a new run takes instead of training its own: train.init_from's
+// (fine-tuning) or text.vocab_from's (a distilled student, another member of an ensemble);
+// nullopt when neither is set. Throws ConfigError when it is no run.
+std::optional<RunDir> vocabulary_run(const Config& config);
+
+// config with the text (but subword sampling) and model sections of `parent`, so that its weights
+// and tokenizers fit; `config_path` names the configuration in the ConfigError of a combination
+// that is not valid.
+Config with_parent_model(const Config& config, const RunDir& parent, const std::string& config_path);
+
+// config with the text section (but subword sampling and vocab_from) of the run text.vocab_from
+// names, whose tokenizers it will use; config itself without vocab_from.
+Config with_vocabulary_run(const Config& config, const std::string& config_path);
 
 // Loads the splits and tokenizers a previous prepare_data wrote into dir.
 PreparedData load_prepared_data(const Config& config, const RunDir& dir);

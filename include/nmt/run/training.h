@@ -62,15 +62,6 @@ std::string directory_from_leader(train::Communicator& communicator,
                                   const std::string& task,
                                   const std::function<std::string()>& lead);
 
-// Fine-tuning (train.init_from): the run it names, whose weights, vocabularies and model settings
-// the new run starts from; nullopt without init_from. Throws ConfigError when it is no run.
-std::optional<RunDir> parent_run(const Config& config);
-
-// config with the text (but subword sampling) and model sections of `parent`, so that its weights
-// and tokenizers fit; `config_path` names the configuration in the ConfigError of a combination
-// that is not valid.
-Config with_parent_model(const Config& config, const RunDir& parent, const std::string& config_path);
-
 // runs/<config file's stem>-<local date>-<time>.
 std::string default_run_dir(const std::string& config_path);
 

@@ -38,6 +38,9 @@ struct TextOptions {
   double sampling_alpha = 0.0;  // smoothing: P(segmentation)^alpha (0.1-0.5 in Kudo 2018)
   double bpe_dropout = 0.0;     // bpe models: each merge skipped with this probability
                                 // (Provilkov et al. 2020 used 0.1); 0 = off
+  // A trained run whose tokenizers (and the text settings that made them) this run uses instead of
+  // training its own: a student distilled from that run, or another member of its ensemble.
+  std::string vocab_from;
 
   // Throws ConfigError naming the field.
   void validate() const;
