@@ -481,8 +481,103 @@ def figures(cell, is_measure_column):
     return found
 
 
+# Numbers in a record's files, as a reader would quote them: "1,718.62", "4354432", "2.5e-07".
+RECORD_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# A quoted figure may change the unit's scale (171544 kB as 168 MiB, 51843.9 GFLOP/s as 51.8
+# TFLOP/s) or give a fraction as a percentage (0.3095 as 31%).
+SCALES = sorted({base ** power for base in (1000, 1024) for power in (-2, -1, 0, 1, 2)})
+MAX_RECORD_FILE_BYTES = 20_000_000
+_record_numbers = {}
+
+
+def record_numbers(record):
+    """Every number in the record's text files (a record is a file or a directory)."""
+    record = record.rstrip("/")
+    if record not in _record_numbers:
+        path = os.path.join(ROOT, record)
+        files = [path] if os.path.isfile(path) else sorted(
+            os.path.join(directory, name) for directory, _, names in os.walk(path)
+            for name in names)
+        numbers = set()
+        for name in files:
+            if os.path.getsize(name) > MAX_RECORD_FILE_BYTES:
+                continue
+            with open(name, encoding="utf-8", errors="ignore") as handle:
+                for match in RECORD_NUMBER.finditer(handle.read()):
+                    try:
+                        numbers.add(float(match.group(0).replace(",", "")))
+                    except ValueError:
+                        pass
+        _record_numbers[record] = numbers
+    return _record_numbers[record]
+
+
+def figure_value(figure):
+    """(value, half a unit of its last digit) of a quoted figure: "1,718.6 sentences/s" ->
+    (1718.6, 0.05)."""
+    number = re.match(r"[\d,]*\d(?:\.\d+)?", figure).group(0)
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return float(number.replace(",", "")), 0.5 * 10 ** -decimals * (1 + 1e-9)
+
+
+def is_in_record(figure, numbers):
+    value, tolerance = figure_value(figure)
+    scales = SCALES + ([100] if figure.endswith("%") else [])
+    return any(abs(number * scale - value) <= tolerance for number in numbers for scale in scales)
+
+
+# Numbers rounded coarser than this (2 cores, beam 5) give no ratio: almost any would do.
+MAX_OPERAND_ROUNDING = 0.01
+
+
+def is_derived_in_row(figure, row_numbers):
+    """A ratio (×) or a percentage that two other numbers of its row give, within what their own
+    rounding allows: 4,638.4 and 3,979.0 give 1.17×; 5.443 and 5.598 give +2.9%."""
+    value, tolerance = figure_value(figure)
+    is_percentage = figure.endswith("%")
+    row_numbers = [(n, t) for n, t in row_numbers if n > 0 and t / n <= MAX_OPERAND_ROUNDING]
+    for a, a_tolerance in row_numbers:
+        for b, b_tolerance in row_numbers:
+            if (a, a_tolerance) == (b, b_tolerance):
+                continue
+            if is_percentage:
+                derived = abs(a - b) / b * 100
+                slack = 100 * ((a_tolerance + b_tolerance) / b + abs(a - b) * b_tolerance / b**2)
+            else:
+                derived = a / b
+                slack = derived * (a_tolerance / a + b_tolerance / b)
+            if abs(derived - value) <= tolerance + slack:
+                return True
+    return False
+
+
+def unquoted_figures(found, paths, row_text):
+    """The figures of a row that no file of its records holds, nor two other numbers of the row
+    give."""
+    numbers = set()
+    for record in paths:
+        if os.path.exists(os.path.join(ROOT, record.rstrip("/"))):
+            numbers |= record_numbers(record)
+    unique = list(dict.fromkeys(found))
+    # A bare number already checked with its unit ("59" of "59%") is that figure.
+    with_units = {figure_value(f)[0] for f in unique if not re.fullmatch(r"[\d,.]+", f)}
+    unique = [f for f in unique if not (re.fullmatch(r"[\d,.]+", f)
+                                        and figure_value(f)[0] in with_units)]
+    text = re.sub(r"\]\([^)]*\)", "]", CODE_SPAN.sub(" ", row_text))
+    row_numbers = [figure_value(m.group(0)) for m in BARE_NUMBER.finditer(text)]
+    unquoted = []
+    for figure in unique:
+        if is_in_record(figure, numbers):
+            continue
+        is_relative = figure.endswith(("%", "×", "x"))
+        others = [n for n in row_numbers if n[0] != figure_value(figure)[0]]
+        if not (is_relative and is_derived_in_row(figure, others)):
+            unquoted.append(figure)
+    return unquoted
+
+
 def check_records():
-    errors, rows_checked, tables_checked = [], 0, 0
+    errors, rows_checked, tables_checked, figures_checked = [], 0, 0, 0
     for path in markdown_files():
         lines = classify(open(path, encoding="utf-8").read())
         for caption, header, body in tables(lines):
@@ -500,19 +595,26 @@ def check_records():
                     continue
                 has_figures = True
                 rows_checked += 1
+                figures_checked += len(set(found))
                 paths = RECORD_PATH.findall(row.text) + caption_paths
                 where = f"{relative(path)}:{row.number}"
                 if not paths:
                     errors.append(f"{where}: {', '.join(found[:4])} in a table row that names no "
                                   f"record (data/benchmarks/...), nor does the table's caption")
-                for record in paths:
-                    if not os.path.exists(os.path.join(ROOT, record.rstrip("/"))):
-                        errors.append(f"{where}: the record {record} does not exist")
+                    continue
+                missing = [record for record in paths
+                           if not os.path.exists(os.path.join(ROOT, record.rstrip("/")))]
+                for record in missing:
+                    errors.append(f"{where}: the record {record} does not exist")
+                if not missing:
+                    for figure in unquoted_figures(found, paths, row.text):
+                        errors.append(f"{where}: {figure} is in no file of "
+                                      f"{', '.join(dict.fromkeys(paths))}")
             tables_checked += has_figures
     for error in sorted(set(errors)):
         print(error)
-    print(f"check-records: {rows_checked} table rows with figures in {tables_checked} tables, "
-          f"{len(set(errors))} problems")
+    print(f"check-records: {rows_checked} table rows with figures in {tables_checked} tables "
+          f"({figures_checked} figures), {len(set(errors))} problems")
     return 1 if errors else 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every measured figure quoted in a table of README.md or docs/**/*.md names its record: a path
-# under data/benchmarks/ that exists. CI runs it (ctest: docs_records). Exit status 0 when every
-# such row names an existing record, 1 otherwise (each offending row is printed as FILE:LINE).
+# Every measured figure quoted in a table of README.md or docs/**/*.md names its record, a path
+# under data/benchmarks/ that exists, and is found in that record's files. CI runs it (ctest:
+# docs_records; tests/scripts/check_records_test.sh plants wrong figures). Exit status 0 when every
+# figure is found, 1 otherwise (each offending figure is printed as FILE:LINE: FIGURE ...).
 #
 #   scripts/check-records.sh
 #
@@ -23,6 +24,13 @@
 #   - A row holding a figure must contain a path data/benchmarks/<name>[/...] itself, or its
 #     table's caption must; every such path, in the row and in the caption, must exist in the
 #     repository (file or directory).
+#   - Each figure of the row must be found in those records: some number in one of their files
+#     (recursively; files over 20 MB are not read) equals it at the figure's precision (1,718.62
+#     quoted as 1,718.6), also after a change of scale by 1000 or 1024 once or twice (171544 kB
+#     quoted as 168 MiB, 51843.9 GFLOP/s as 51.8 TFLOP/s) or, for a percentage, times 100 (0.3095
+#     as 31%). A ratio (×) or a percentage may instead be what two other numbers of the same row
+#     give, a / b or |a - b| / b, within the rounding of all three (4,638.4 vs 3,979.0: 1.17×).
+#     A bare number already quoted with its unit in the row counts once.
 # Prose outside tables is not checked: a figure in a sentence cites its record in the same
 # paragraph by convention (docs/development.md).
 set -euo pipefail
