@@ -19,13 +19,12 @@
 #include "nmt/run/launch.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run/training.h"
+#include "nmt/stopwatch.h"
 #include "nmt/train/checkpoint.h"
-#include "nmt/train/trainer.h"
+#include "nmt/train/update_step.h"
 
 namespace nmt::run {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Totals {
   double seconds = 0.0;
@@ -56,35 +55,37 @@ class ScratchDirectory {
   std::string path_;
 };
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 enum class MeasurePhases : bool { kNo, kYes };
 
+// What the benchmark trains: the update step training uses, on epoch 0's plan of the training
+// pairs.
+struct BenchTraining {
+  const Config& config;
+  c10::Device device;
+  int64_t target_vocab = 0;
+  std::vector<data::EncodedPair> pairs;
+  data::BatchPlan plan;
+  train::UpdateStep step;
+  train::Communicator* communicator = nullptr;
+};
+
 // Trains `count` updates starting at update `first` of epoch 0's plan (from its start again when
-// it runs out), through the trainer's own update path: this rank's micro-batches (ranks x
+// it runs out), through training's own update step: this rank's micro-batches (ranks x
 // train.update_freq per update), the agreement on the update's tokens, the summed gradients.
-Totals run_steps(train::Trainer& trainer,
-                 const Config& config,
-                 int64_t target_vocab,
-                 int64_t first,
-                 int64_t count,
-                 MeasurePhases measure,
-                 train::Communicator* communicator) {
+Totals run_steps(BenchTraining& bench, int64_t first, int64_t count, MeasurePhases measure) {
   Totals totals;
-  const c10::Device device = trainer.model()->parameters().front().device();
-  const data::BatchPlan plan = trainer.epoch_plan(0);
-  const int64_t per_update = trainer.batches_per_update();
+  const int64_t per_update = bench.step.batches_per_update();
   const int64_t updates_in_plan =
-      std::max<int64_t>(1, static_cast<int64_t>(plan.size()) / per_update);
-  const double collectives_before = communicator ? communicator->collective_seconds() : 0.0;
-  const auto start = Clock::now();
+      std::max<int64_t>(1, static_cast<int64_t>(bench.plan.size()) / per_update);
+  const double collectives_before =
+      bench.communicator ? bench.communicator->collective_seconds() : 0.0;
+  const auto start = SteadyClock::now();
   for (int64_t i = 0; i < count; ++i) {
     const int64_t batch = ((first + i) % updates_in_plan) * per_update;
-    const train::UpdateBatches update = trainer.update_batches(plan, batch, false);
+    const train::UpdateBatches update = bench.step.gather(bench.pairs, bench.plan, batch, false,
+                                                          /*is_out_of_time=*/false);
     const train::StepResult step =
-        trainer.train_update(update.mine, update.tokens, measure == MeasurePhases::kYes);
+        bench.step.run(update.mine, update.tokens, measure == MeasurePhases::kYes);
     totals.phases.data += update.collate_seconds + step.times.data;
     totals.phases.forward += step.times.forward;
     totals.phases.backward += step.times.backward;
@@ -97,27 +98,27 @@ Totals run_steps(train::Trainer& trainer,
       const StepShape shape{micro_batch.source.size(0), micro_batch.source.size(1),
                             micro_batch.target_in.size(1), micro_batch.source_tokens,
                             micro_batch.target_tokens};
-      totals.model_flops += training_flops(config.model, target_vocab, shape, /*padded=*/false);
-      totals.computed_flops += training_flops(config.model, target_vocab, shape, /*padded=*/true);
+      totals.model_flops +=
+          training_flops(bench.config.model, bench.target_vocab, shape, /*padded=*/false);
+      totals.computed_flops +=
+          training_flops(bench.config.model, bench.target_vocab, shape, /*padded=*/true);
     }
   }
+  const c10::Device device = bench.device;
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
   totals.seconds = seconds_since(start);
-  if (communicator)
-    totals.collective_seconds = communicator->collective_seconds() - collectives_before;
+  if (bench.communicator) {
+    totals.collective_seconds = bench.communicator->collective_seconds() - collectives_before;
+  }
   return totals;
 }
 
 // CUDA phases need a synchronisation each, which slows the steps: they are timed in a separate
 // pass of at most 50 steps and scaled to the timed ones.
-train::StepTimes cuda_phases(train::Trainer& trainer,
-                             const Config& config,
-                             int64_t target_vocab,
-                             const BenchTrainOptions& options,
-                             train::Communicator* communicator) {
+train::StepTimes cuda_phases(BenchTraining& bench, const BenchTrainOptions& options) {
   const int64_t count = std::min<int64_t>(options.steps, 50);
-  const Totals phased = run_steps(trainer, config, target_vocab, options.warmup + options.steps,
-                                  count, MeasurePhases::kYes, communicator);
+  const Totals phased =
+      run_steps(bench, options.warmup + options.steps, count, MeasurePhases::kYes);
   const double scale = static_cast<double>(options.steps) / static_cast<double>(count);
   return {phased.phases.data * scale, phased.phases.forward * scale, phased.phases.backward * scale,
           phased.phases.optimizer * scale};
@@ -126,17 +127,12 @@ train::StepTimes cuda_phases(train::Trainer& trainer,
 // Runs up to kProfiledSteps more updates under LibTorch's profiler, which writes every operator's
 // start and duration on the calling thread (autograd's backward included) as a Chrome trace.
 // Returns the number of updates profiled.
-int64_t write_profile(train::Trainer& trainer,
-                      const Config& config,
-                      int64_t target_vocab,
-                      const BenchTrainOptions& options,
-                      std::ofstream& out) {
+int64_t write_profile(BenchTraining& bench, const BenchTrainOptions& options, std::ofstream& out) {
   const int64_t count = std::min(options.steps, kProfiledSteps);
   spdlog::info("profiling {} steps into {}", count, options.profile_path);
   {
     torch::autograd::profiler::RecordProfile profile(out);
-    run_steps(trainer, config, target_vocab, options.warmup + options.steps, count,
-              MeasurePhases::kNo, nullptr);
+    run_steps(bench, options.warmup + options.steps, count, MeasurePhases::kNo);
   }
   out.close();
   if (!out) throw Error("--profile " + options.profile_path + ": writing the trace failed");
@@ -285,46 +281,35 @@ nlohmann::json bench_train(const Config& requested, const BenchTrainOptions& opt
     if (!profile_file)
       throw Error("--profile " + options.profile_path + ": cannot write this file");
   }
-  const int64_t threads =
-      set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
-                               : config.train.threads);
-  const c10::Device device = communicator ? rank_device(config, communicator->placement())
-                                          : resolve_device(config.train.device);
   ScratchDirectory scratch;
   const PreparedData prepared = bench_data(config, scratch, communicator.get());
-  torch::manual_seed(config.train.seed);
-  const int64_t target_vocab = prepared.tokenizers.target->size();
-  model::Transformer model(config.model, prepared.tokenizers.source->size(), target_vocab);
-  if (parent) {
-    const std::string weights = pick_checkpoint(*parent, "");
-    train::load_checkpoint(weights, model, nullptr, c10::kCPU, /*restore_rng=*/false);
-    spdlog::info("fine-tuning the weights of {}", weights);
-  }
-  model->to(device);
-  train::Trainer trainer(
-      model,
-      train::TrainerSetup{config.train, RunDir(scratch.path()), "{}", device, false, communicator},
-      data::encode_pairs(prepared.splits.train, prepared.tokenizers), {});
+  TrainingStart start = start_training(config, prepared.tokenizers, communicator.get(),
+                                       parent ? pick_checkpoint(*parent, "") : "");
+  const c10::Device device = start.device;
+  std::vector<data::EncodedPair> pairs =
+      data::encode_pairs(prepared.splits.train, prepared.tokenizers);
+  data::BatchPlan plan = train::plan_epoch(pairs, config.train, 0);
+  BenchTraining bench{config,
+                      device,
+                      prepared.tokenizers.target->size(),
+                      std::move(pairs),
+                      std::move(plan),
+                      train::UpdateStep(start.model, config.train, device, communicator),
+                      communicator.get()};
   const bool uses_bf16 = train::uses_bf16(config.train.precision, device.is_cuda());
 
   spdlog::info("warm-up: {} steps", options.warmup);
-  run_steps(trainer, config, target_vocab, 0, options.warmup, MeasurePhases::kNo,
-            communicator.get());
+  run_steps(bench, 0, options.warmup, MeasurePhases::kNo);
   spdlog::info("timing {} steps", options.steps);
-  Totals totals =
-      run_steps(trainer, config, target_vocab, options.warmup, options.steps,
-                device.is_cpu() ? MeasurePhases::kYes : MeasurePhases::kNo, communicator.get());
-  if (device.is_cuda()) {
-    totals.phases = cuda_phases(trainer, config, target_vocab, options, communicator.get());
-  }
+  Totals totals = run_steps(bench, options.warmup, options.steps,
+                            device.is_cpu() ? MeasurePhases::kYes : MeasurePhases::kNo);
+  if (device.is_cuda()) totals.phases = cuda_phases(bench, options);
   const int64_t profiled =
-      options.profile_path.empty()
-          ? 0
-          : write_profile(trainer, config, target_vocab, options, profile_file);
+      options.profile_path.empty() ? 0 : write_profile(bench, options, profile_file);
   const double peak =
       measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
   nlohmann::json result =
-      result_json(config, device, threads, uses_bf16, totals, options.steps, peak);
+      result_json(config, device, start.threads, uses_bf16, totals, options.steps, peak);
   if (profiled > 0) {
     result["profile"] = options.profile_path;
     result["profiled_steps"] = profiled;

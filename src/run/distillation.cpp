@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -21,13 +20,13 @@
 #include "nmt/format.h"
 #include "nmt/io.h"
 #include "nmt/run/stop_signal.h"
+#include "nmt/stopwatch.h"
 
 namespace nmt::run {
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 struct DistilFiles {
   std::string translations, corpus, provenance;
@@ -246,7 +245,7 @@ bool translate_pending(OpenedRun& teachers,
   decode::Translator translator(teachers.models(), teachers.tokenizers, teachers.config.text.clean,
                                 teachers.device);
   TranslationsFile out(files.translations);
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   double last_log = 0.0;
   for (std::size_t first = 0; first < pending.size(); first += chunk_sources) {
     if (stop.requested().load()) return false;
@@ -258,7 +257,7 @@ bool translate_pending(OpenedRun& teachers,
     bytes_done += bytes;
     bytes_left -= bytes;
     translated += chunk.size();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double seconds = seconds_since(start);
     record_progress(files, state, translated, seconds);
     if (seconds >= last_log + kProgressSeconds || bytes_left == 0) {
       log_progress(translated, sources.texts.size(), bytes_done, bytes_left, seconds,

@@ -259,31 +259,14 @@ TrainOutcome train_run(const TrainRequest& request) {
   RunSetup setup = setup_run(request, communicator.get(), stop);
   stop.request_stop_instead();
   const Config& config = setup.config;
-  const int64_t threads =
-      set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
-                               : config.train.threads);
-  const c10::Device device = communicator ? rank_device(config, communicator->placement())
-                                          : resolve_device(config.train.device);
-  torch::manual_seed(config.train.seed);
   const text::TokenizerPair& tokenizers = setup.prepared.tokenizers;
-  refuse_if_too_large(config.model, tokenizers.source->size(), tokenizers.target->size(), device);
-  model::Transformer model(config.model, tokenizers.source->size(), tokenizers.target->size());
-  model->to(device);
-  // "device cpu, 1 thread"; on a GPU the threads are the CPU's ("device cuda:0, 16 CPU threads").
-  const std::string thread_count = std::to_string(threads) + (device.is_cpu() ? "" : " CPU") +
-                                   (threads == 1 ? " thread" : " threads");
-  spdlog::info("model: {} parameters, d_model {}, {}+{} layers, {} heads, {}-norm; device {}, {}",
-               count_parameters(model), config.model.d_model, config.model.encoder_depth(),
-               config.model.decoder_depth(), config.model.heads,
-               config.model.norm == model::NormPosition::kPre ? "pre" : "post", device.str(),
-               thread_count);
-
-  if (!setup.has_checkpoint && !config.train.init_from.empty()) {
-    const std::string weights =
-        pick_checkpoint(resolve_run_dir(config.train.init_from, "--init-from"), "");
-    train::load_checkpoint(weights, model, nullptr, device, /*restore_rng=*/false);
-    spdlog::info("starting from the weights of {} (fresh optimiser and schedule)", weights);
-  }
+  const bool is_fine_tuning = !setup.has_checkpoint && !config.train.init_from.empty();
+  TrainingStart start = start_training(
+      config, tokenizers, communicator.get(),
+      is_fine_tuning ? pick_checkpoint(resolve_run_dir(config.train.init_from, "--init-from"), "")
+                     : "");
+  const c10::Device device = start.device;
+  model::Transformer& model = start.model;
   train::TrainerSetup trainer_setup{
       config.train,
       setup.run,
@@ -338,6 +321,39 @@ TrainOutcome train_run(const TrainRequest& request) {
   }
   log_outcome(outcome);
   return outcome;
+}
+
+TrainingStart start_training(const Config& config,
+                             const text::TokenizerPair& tokenizers,
+                             const train::Communicator* communicator,
+                             const std::string& parent_weights) {
+  TrainingStart start;
+  start.threads =
+      set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
+                               : config.train.threads);
+  start.device = communicator ? rank_device(config, communicator->placement())
+                              : resolve_device(config.train.device);
+  torch::manual_seed(config.train.seed);
+  refuse_if_too_large(config.model, tokenizers.source->size(), tokenizers.target->size(),
+                      start.device);
+  start.model =
+      model::Transformer(config.model, tokenizers.source->size(), tokenizers.target->size());
+  start.model->to(start.device);
+  // "device cpu, 1 thread"; on a GPU the threads are the CPU's ("device cuda:0, 16 CPU threads").
+  const std::string thread_count = std::to_string(start.threads) +
+                                   (start.device.is_cpu() ? "" : " CPU") +
+                                   (start.threads == 1 ? " thread" : " threads");
+  spdlog::info("model: {} parameters, d_model {}, {}+{} layers, {} heads, {}-norm; device {}, {}",
+               count_parameters(start.model), config.model.d_model, config.model.encoder_depth(),
+               config.model.decoder_depth(), config.model.heads,
+               config.model.norm == model::NormPosition::kPre ? "pre" : "post", start.device.str(),
+               thread_count);
+  if (!parent_weights.empty()) {
+    train::load_checkpoint(parent_weights, start.model, nullptr, start.device,
+                           /*restore_rng=*/false);
+    spdlog::info("starting from the weights of {} (fresh optimiser and schedule)", parent_weights);
+  }
+  return start;
 }
 
 int exit_status(train::StopReason reason) {

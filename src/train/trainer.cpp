@@ -1,5 +1,5 @@
 // The epoch loop: batches of an epoch, progress, stops (signal, budget, step limit), the run's
-// start and end records. An update step is in trainer_update.cpp, validation and saving in
+// start and end records. An update step is nmt/train/update_step.h, validation and saving
 // trainer_validation.cpp.
 #include "nmt/train/trainer.h"
 
@@ -97,10 +97,7 @@ Trainer::Trainer(model::Transformer model,
       setup_(std::move(setup)),
       train_(std::move(train)),
       valid_(std::move(valid)),
-      parameters_(model_->parameters()),
-      optimizer_(parameters_,
-                 AdamOptions{setup_.options.adam_beta1, setup_.options.adam_beta2,
-                             setup_.options.adam_eps, setup_.options.weight_decay}) {
+      update_step_(model_, setup_.options, setup_.device, setup_.communicator) {
   restore_epoch_loss();
   if (setup_.options.best_metric != BestMetric::kLoss && !setup_.score_translations &&
       !valid_.empty()) {
@@ -109,7 +106,7 @@ Trainer::Trainer(model::Transformer model,
                       "\" needs validation translations, which this trainer was not given");
   }
   if (setup_.communicator) {
-    setup_.communicator->broadcast_from_leader(parameters_);
+    setup_.communicator->broadcast_from_leader(update_step_.parameters());
     check_ranks_agree("after the broadcast from rank 0");
   }
 }
@@ -121,7 +118,9 @@ int Trainer::world_size() const {
 bool Trainer::is_writer() const { return !setup_.communicator || setup_.communicator->is_leader(); }
 
 void Trainer::check_ranks_agree(const char* when) {
-  if (!setup_.communicator || setup_.communicator->identical_on_all_ranks(parameters_)) return;
+  if (!setup_.communicator ||
+      setup_.communicator->identical_on_all_ranks(update_step_.parameters()))
+    return;
   throw Error("distributed: rank " + std::to_string(setup_.communicator->rank()) +
               ": the ranks' parameters differ " + when +
               "; the ranks no longer train the same model (different nmt builds or devices?)");
@@ -132,14 +131,12 @@ bool Trainer::uses_bf16() const {
 }
 
 data::BatchPlan Trainer::epoch_plan(int64_t epoch) const {
-  const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens,
-                                       setup_.options.seed, /*shuffle=*/true};
-  return data::plan_batches(train_, batching, epoch);
+  return plan_epoch(train_, setup_.options, epoch);
 }
 
 void Trainer::resume(const std::string& checkpoint_path) {
-  progress_ =
-      load_checkpoint(checkpoint_path, model_, &optimizer_, setup_.device, /*restore_rng=*/true);
+  progress_ = load_checkpoint(checkpoint_path, model_, &update_step_.optimizer(), setup_.device,
+                              /*restore_rng=*/true);
   restore_epoch_loss();
 }
 
@@ -153,7 +150,8 @@ void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
   if (!is_writer()) return;
   progress_.epoch_loss_sum = epoch_loss_.sum.item<double>();
   progress_.epoch_loss_tokens = epoch_loss_.tokens.item<int64_t>();
-  save_checkpoint(path, model_, with_optimizer == WithOptimizer::kYes ? &optimizer_ : nullptr,
+  save_checkpoint(path, model_,
+                  with_optimizer == WithOptimizer::kYes ? &update_step_.optimizer() : nullptr,
                   progress_, setup_.config_json);
 }
 
@@ -188,19 +186,23 @@ bool Trainer::has_just_validated() const {
 EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
   const TrainOptions& options = setup_.options;
   if (setup_.encode_epoch) {
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     train_ = setup_.encode_epoch(progress_.epoch);
     progress_.train_seconds += seconds_since(start);
   }
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
-  const int64_t per_update = batches_per_update();
+  const int64_t per_update = update_step_.batches_per_update();
   const auto updates_for = [&](int64_t count) { return (count + per_update - 1) / per_update; };
   LossWindow window(setup_.device);
   double last_loss = 0.0;
   for (int64_t b = progress_.batch; b < batches; b += per_update) {
-    const auto start = Clock::now();
-    const UpdateBatches update = update_batches(plan, b, stop_requested.load());
+    const auto start = SteadyClock::now();
+    // Rank 0's clock decides: its training time is the one checkpoints record.
+    const double budget = options.max_time_seconds;
+    const UpdateBatches update =
+        update_step_.gather(train_, plan, b, stop_requested.load(),
+                            is_writer() && budget > 0.0 && progress_.train_seconds >= budget);
     if (std::optional<TrainStop> stop =
             check_stop(update.is_stop_requested, update.is_out_of_time)) {
       session.display.clear();
@@ -215,7 +217,7 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
                          7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
                          static_cast<uint64_t>(progress_.step));
     }
-    const StepResult step = train_update(update.mine, tokens);
+    const StepResult step = update_step_.run(update.mine, tokens);
     ++progress_.step;
     progress_.batch = std::min(b + per_update, batches);
     progress_.target_tokens += tokens;

@@ -1,22 +1,16 @@
-// What the trainer's three files (trainer.cpp: the epoch loop; trainer_update.cpp: an update
-// step with its collectives; trainer_validation.cpp: validation, saving and the best model) share.
+// What the trainer's two files (trainer.cpp: the epoch loop; trainer_validation.cpp: validation,
+// saving and the best model) share; an update step is nmt/train/update_step.h.
 #pragma once
 
-#include <chrono>
 #include <optional>
 #include <string>
 
+#include "nmt/stopwatch.h"
 #include "nmt/train/options.h"
 #include "nmt/train/progress.h"
 #include "nmt/train/trainer.h"
 
 namespace nmt::train {
-
-using Clock = std::chrono::steady_clock;
-
-inline double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // What one call of Trainer::run carries from epoch to epoch.
 struct TrainingSession {

@@ -69,7 +69,7 @@ struct Trainer::Validation {
 };
 
 Trainer::Validation Trainer::validate_and_keep_best() {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   Validation validation{validate()};
   if (validation.has_valid() && !validation.has_diverged()) {
     const double value = metric_value(setup_.options.best_metric, validation.result);

@@ -13,7 +13,7 @@
 #include "nmt/text/vocab.h"
 #include "nmt/text/word_tokenizer.h"
 #include "nmt/train/checkpoint.h"
-#include "nmt/train/trainer.h"
+#include "nmt/train/update_step.h"
 #include "test_utils.h"
 #include "torch_test_utils.h"
 
@@ -79,17 +79,14 @@ TEST(CudaTest, TrainingStepsAgreeWithTheCpu) {
   train::TrainOptions options;
   options.batch_size = 8;
   options.precision = train::Precision::kFp32;
-  testing::ScratchDir dir;
-  train::Trainer cpu_trainer(cpu, {options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr},
-                             copy_pairs(32), {});
-  train::Trainer gpu_trainer(gpu, {options, RunDir(dir.path()), "{}", kCuda, false, nullptr},
-                             copy_pairs(32), {});
-  const auto plan = cpu_trainer.epoch_plan(0);
+  train::UpdateStep cpu_step(cpu, options, torch::kCPU, nullptr);
+  train::UpdateStep gpu_step(gpu, options, kCuda, nullptr);
+  const auto plan = train::plan_epoch(copy_pairs(32), options, 0);
   // Losses after each update depend on every earlier update, so they check the optimiser too.
   for (int step = 0; step < 4; ++step) {
     const auto batch = data::collate(copy_pairs(32), plan[static_cast<std::size_t>(step)]);
-    const double cpu_loss = cpu_trainer.train_step(batch).loss.sum.item<double>();
-    const double gpu_loss = gpu_trainer.train_step(batch).loss.sum.item<double>();
+    const double cpu_loss = cpu_step.run(batch).loss.sum.item<double>();
+    const double gpu_loss = gpu_step.run(batch).loss.sum.item<double>();
     EXPECT_NEAR(gpu_loss, cpu_loss, 1e-3 * std::abs(cpu_loss)) << "step " << step;
   }
   // Each of the 4 Adam updates moves a weight by up to about lr: the weights must have moved, and
@@ -126,16 +123,14 @@ TEST(CudaTest, Bf16AutocastTrainsWithALossCloseToFp32) {
   fp32->to(kCuda);
   train::TrainOptions options;
   options.batch_size = 16;
-  testing::ScratchDir dir;
   options.precision = train::Precision::kFp32;
-  train::Trainer full(fp32, {options, RunDir(dir.path()), "{}", kCuda, false, nullptr},
-                      copy_pairs(32), {});
+  train::UpdateStep full(fp32, options, kCuda, nullptr);
   options.precision = train::Precision::kBf16;
-  train::Trainer half(bf16, {options, RunDir(dir.path()), "{}", kCuda, false, nullptr},
-                      copy_pairs(32), {});
-  const auto batch = data::collate(copy_pairs(32), full.epoch_plan(0)[0]);
-  const double a = full.train_step(batch).loss.sum.item<double>();
-  const double b = half.train_step(batch).loss.sum.item<double>();
+  train::UpdateStep half(bf16, options, kCuda, nullptr);
+  const auto batch =
+      data::collate(copy_pairs(32), train::plan_epoch(copy_pairs(32), options, 0)[0]);
+  const double a = full.run(batch).loss.sum.item<double>();
+  const double b = half.run(batch).loss.sum.item<double>();
   EXPECT_TRUE(std::isfinite(b));
   EXPECT_NEAR(b, a, 0.02 * std::abs(a));
 }

@@ -169,7 +169,7 @@ TEST(TrainerTest, AnEpochResumedInItsMiddleReportsTheWholeEpochsTrainLoss) {
   EXPECT_EQ(epoch_train_losses(resumed_dir.file("metrics.jsonl")), straight);
 }
 
-TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
+TEST(UpdateStepTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   auto model_options = testing::tiny_options();  // no dropout: both sides see the same network
   torch::manual_seed(17);
   model::Transformer accumulated(model_options, 12, 12);
@@ -185,12 +185,8 @@ TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   options.adam_eps = 1e-3;
   TrainOptions whole_options = options;
   options.update_freq = 2;
-  Trainer by_parts(accumulated,
-                   TrainerSetup{options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
-                   pairs, {});
-  Trainer at_once(
-      whole, TrainerSetup{whole_options, RunDir(dir.path()), "{}", torch::kCPU, false, nullptr, {}},
-      pairs, {});
+  UpdateStep by_parts(accumulated, options, torch::kCPU, nullptr);
+  UpdateStep at_once(whole, whole_options, torch::kCPU, nullptr);
   for (int update = 0; update < 3; ++update) {
     // Sentences of different lengths in each half: the halves pad differently from the whole.
     std::vector<std::size_t> first;
@@ -200,8 +196,8 @@ TEST(TrainerTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
     all.insert(all.end(), second.begin(), second.end());
     const data::Batch a = data::collate(pairs, first);
     const data::Batch b = data::collate(pairs, second);
-    const StepResult parts = by_parts.train_update({a, b}, a.target_tokens + b.target_tokens);
-    const StepResult once = at_once.train_step(data::collate(pairs, all));
+    const StepResult parts = by_parts.run({a, b}, a.target_tokens + b.target_tokens);
+    const StepResult once = at_once.run(data::collate(pairs, all));
     EXPECT_NEAR(parts.loss.sum.item<double>(), once.loss.sum.item<double>(), 1e-3);
     EXPECT_EQ(parts.loss.tokens.item<int64_t>(), once.loss.tokens.item<int64_t>());
   }

@@ -14,7 +14,9 @@
 #include <string>
 
 #include "nmt/config.h"
+#include "nmt/model/transformer.h"
 #include "nmt/run_dir.h"
+#include "nmt/text/tokenizer.h"
 #include "nmt/train/communicator.h"
 #include "nmt/train/placement.h"
 #include "nmt/train/trainer.h"
@@ -61,6 +63,21 @@ int64_t rank_threads(int64_t configured, const train::RankPlacement& placement);
 std::string directory_from_leader(train::Communicator& communicator,
                                   const std::string& task,
                                   const std::function<std::string()>& lead);
+
+// What a training process starts from, set up alike by `nmt train` and `nmt bench train`.
+struct TrainingStart {
+  c10::Device device{c10::kCPU};
+  int64_t threads = 0;  // CPU threads set
+  model::Transformer model{nullptr};
+};
+
+// This process's (or rank's) threads and device, the generator seeded with train.seed, and the
+// model built on the device (refused with advice when its training state cannot fit in memory)
+// and, with parent_weights, started from that checkpoint's weights (fine-tuning). Logs the model.
+TrainingStart start_training(const Config& config,
+                             const text::TokenizerPair& tokenizers,
+                             const train::Communicator* communicator,
+                             const std::string& parent_weights);
 
 // runs/<config file's stem>-<local date>-<time>.
 std::string default_run_dir(const std::string& config_path);

@@ -24,11 +24,11 @@
 #include "nmt/metrics.h"
 #include "nmt/model/transformer.h"
 #include "nmt/run_dir.h"
-#include "nmt/train/adam.h"
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/communicator.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/options.h"
+#include "nmt/train/update_step.h"
 #include "nmt/train/validation.h"
 
 namespace nmt::train {
@@ -71,28 +71,6 @@ struct TrainResult {
   std::string message;  // one sentence for the user
 };
 
-// Seconds per phase of one step (measured only when asked: it synchronises CUDA).
-struct StepTimes {
-  double data = 0.0;       // moving the batch to the device
-  double forward = 0.0;    // model and loss
-  double backward = 0.0;   // gradients
-  double optimizer = 0.0;  // clipping and Adam
-};
-
-struct StepResult {
-  LossSum loss;  // sum over the batch's target tokens, and their count (device tensors)
-  StepTimes times;
-};
-
-// This rank's share of one update of an epoch's plan, and what every rank agreed on.
-struct UpdateBatches {
-  std::vector<data::Batch> mine;   // this rank's micro-batches (update_freq at most; maybe none)
-  int64_t tokens = 0;              // real target tokens of the whole update, all ranks
-  bool is_stop_requested = false;  // some rank was asked to stop
-  bool is_out_of_time = false;     // rank 0 has spent train.max_time
-  double collate_seconds = 0.0;    // collating this rank's batches
-};
-
 struct TrainingSession;  // what one run() carries between epochs (src/train/trainer_internal.h)
 struct EpochOutcome;     // an epoch's mean loss, or why it stopped (src/train/trainer_internal.h)
 
@@ -114,21 +92,6 @@ class Trainer {
   // (unless that step was just validated) and averaged with the last epochs (train.average_last).
   TrainResult run(const std::atomic<bool>& stop_requested);
 
-  // One optimiser update on a CPU batch. With measure_phases the phases are timed.
-  StepResult train_step(const data::Batch& batch, bool measure_phases = false);
-  // One optimiser update from this rank's micro-batches (update_freq of them, fewer at the end of
-  // an epoch, possibly none). Each micro-batch's loss sum is divided by update_tokens, the real
-  // target tokens of the whole update on all ranks, so the summed gradient is the mean over the
-  // update's tokens however they are spread. Returns the update's loss sum and tokens (all ranks).
-  StepResult train_update(const std::vector<data::Batch>& micro_batches,
-                          int64_t update_tokens,
-                          bool measure_phases = false);
-  // The update that starts at batch `first` of plan: this rank's micro-batches, collated, and the
-  // agreement of all ranks on its tokens and on stopping (one small all-reduce with ranks), as
-  // training does it. Batches per update: ranks x train.update_freq.
-  UpdateBatches update_batches(const data::BatchPlan& plan, int64_t first, bool stop_requested);
-  // Batches of the plan one update covers: ranks x update_freq.
-  int64_t batches_per_update() const;
   // Loss of the validation pairs (model in eval mode, no gradients).
   ValidationResult validate();
   // The batches of an epoch (0-based).
@@ -148,8 +111,6 @@ class Trainer {
   std::optional<TrainStop> check_stop(bool stop_requested, bool is_out_of_time);
   // The current step was validated when it was reached (epoch end, or valid_every).
   bool has_just_validated() const;
-  // The batches of the epoch's plan this rank trains in the update starting at batch `first`.
-  std::vector<int64_t> rank_batches(int64_t first, int64_t batches) const;
   // Trains the rest of the current epoch.
   EpochOutcome run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session);
   // Ends the epoch on every rank: rank 0 validates (unless valid_every is set), saves and logs;
@@ -181,8 +142,7 @@ class Trainer {
   TrainerSetup setup_;
   std::vector<data::EncodedPair> train_;
   std::vector<data::EncodedPair> valid_;
-  std::vector<at::Tensor> parameters_;
-  Adam optimizer_;
+  UpdateStep update_step_;
   TrainingProgress progress_;
   LossSum epoch_loss_;  // the current epoch's loss and target tokens so far, on the device
 };
