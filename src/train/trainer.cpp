@@ -8,62 +8,17 @@
 #include <torch/utils.h>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 
 #include "nmt/cpu_features.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
-#include "nmt/train/schedule.h"
 #include "trainer_internal.h"
 
 namespace nmt::train {
-namespace {
 
 using trainer_detail::diverged;
 using trainer_detail::metric_label;
-
-// Current resident memory (VmRSS) in MiB, logged so that long runs show whether memory grows.
-double resident_memory_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0.0;
-}
-
-// Running sums of the loss over a logging window, kept on the device so that adding a step never
-// synchronises it.
-class LossWindow {
- public:
-  explicit LossWindow(const c10::Device& device)
-      : loss_(at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(device))),
-        tokens_(at::zeros({}, at::TensorOptions().dtype(at::kLong).device(device))) {}
-
-  void add(const LossSum& step, int64_t target_tokens, double seconds) {
-    loss_ += step.sum;
-    tokens_ += step.tokens;
-    target_tokens_ += target_tokens;
-    seconds_ += seconds;
-  }
-  // Loss per target token (reads the device).
-  double mean_loss() const {
-    return loss_.item<double>() /
-           static_cast<double>(std::max<int64_t>(1, tokens_.item<int64_t>()));
-  }
-  double tokens_per_second() const {
-    return static_cast<double>(target_tokens_) / std::max(seconds_, 1e-9);
-  }
-
- private:
-  at::Tensor loss_;
-  at::Tensor tokens_;
-  int64_t target_tokens_ = 0;
-  double seconds_ = 0.0;
-};
-
-}  // namespace
 
 TrainStop trainer_detail::diverged(const std::string& what) {
   return {StopReason::kDiverged, what +
@@ -183,103 +138,93 @@ bool Trainer::has_just_validated() const {
                    : progress_.epoch > 0 && progress_.batch == 0;
 }
 
-EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
-  const TrainOptions& options = setup_.options;
-  if (setup_.encode_epoch) {
-    const auto start = SteadyClock::now();
-    train_ = setup_.encode_epoch(progress_.epoch);
-    progress_.train_seconds += seconds_since(start);
+void Trainer::encode_epoch() {
+  if (!setup_.encode_epoch) return;
+  const auto start = SteadyClock::now();
+  train_ = setup_.encode_epoch(progress_.epoch);
+  progress_.train_seconds += seconds_since(start);
+}
+
+UpdateBatches Trainer::gather_update(const data::BatchPlan& plan, int64_t first, bool stop) {
+  // Rank 0's clock decides: its training time is the one checkpoints record.
+  const double budget = setup_.options.max_time_seconds;
+  return update_step_.gather(train_, plan, first, stop,
+                             is_writer() && budget > 0.0 && progress_.train_seconds >= budget);
+}
+
+StepResult Trainer::train_update(const UpdateBatches& update, int64_t next_batch) {
+  if (setup_.communicator && !is_writer()) {
+    // Rank 0 keeps the seeded generator that checkpoints restore (a one-rank job trains exactly
+    // as a single process); the others draw their own dropout masks from their rank and the
+    // step, so that a resumed job draws what an uninterrupted one draws.
+    torch::manual_seed(setup_.options.seed +
+                       7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
+                       static_cast<uint64_t>(progress_.step));
   }
+  const StepResult step = update_step_.run(update.mine, update.tokens);
+  ++progress_.step;
+  progress_.batch = next_batch;
+  progress_.target_tokens += update.tokens;
+  return step;
+}
+
+std::optional<double> Trainer::read_loss(const StepResult& step,
+                                         int64_t tokens,
+                                         const UpdateEvents& events) const {
+  // Reading the loss synchronises a GPU, so there it happens only at log steps.
+  if (!setup_.device.is_cpu() && !events.is_log) return std::nullopt;
+  return step.loss.sum.item<double>() / static_cast<double>(std::max<int64_t>(1, tokens));
+}
+
+void Trainer::report(TrainingSession& session,
+                     const UpdateRecord& update,
+                     const UpdateEvents& events) {
+  progress_.train_seconds += update.seconds;
+  epoch_loss_.sum += update.loss.sum;
+  epoch_loss_.tokens += update.loss.tokens;
+  const ProgressTracker::Report report = session.tracker.after_update(progress_, update, events);
+  if (report.window) {
+    if (session.metrics) session.metrics->write(train_record(*report.window, progress_));
+    session.display.log(*report.window);
+  }
+  session.display.update(report.line);
+}
+
+std::optional<TrainStop> Trainer::run_events(TrainingSession& session, const UpdateEvents& events) {
+  if (events.is_validation) {
+    session.display.clear();
+    return validate_between_epochs(session);
+  }
+  if (events.is_save) save(setup_.run.checkpoint(), WithOptimizer::kYes);
+  return std::nullopt;
+}
+
+EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
+  encode_epoch();
   const data::BatchPlan plan = epoch_plan(progress_.epoch);
   const auto batches = static_cast<int64_t>(plan.size());
   const int64_t per_update = update_step_.batches_per_update();
-  const auto updates_for = [&](int64_t count) { return (count + per_update - 1) / per_update; };
-  LossWindow window(setup_.device);
-  double last_loss = 0.0;
+  session.tracker.start_epoch(batches, per_update);
   for (int64_t b = progress_.batch; b < batches; b += per_update) {
     const auto start = SteadyClock::now();
-    // Rank 0's clock decides: its training time is the one checkpoints record.
-    const double budget = options.max_time_seconds;
-    const UpdateBatches update =
-        update_step_.gather(train_, plan, b, stop_requested.load(),
-                            is_writer() && budget > 0.0 && progress_.train_seconds >= budget);
-    if (std::optional<TrainStop> stop =
-            check_stop(update.is_stop_requested, update.is_out_of_time)) {
+    const UpdateBatches update = gather_update(plan, b, stop_requested.load());
+    std::optional<TrainStop> stop = check_stop(update.is_stop_requested, update.is_out_of_time);
+    if (!stop) {
+      const StepResult step = train_update(update, std::min(b + per_update, batches));
+      const UpdateEvents events =
+          events_after(setup_.options, progress_.step, progress_.batch == batches);
+      const std::optional<double> loss = read_loss(step, update.tokens, events);
+      if (loss && !std::isfinite(*loss)) {
+        session.display.clear();
+        return {*loss, diverged("the loss became " + std::to_string(*loss) + " at step " +
+                                std::to_string(progress_.step))};
+      }
+      report(session, {step.loss, update.tokens, seconds_since(start), loss}, events);
+      stop = run_events(session, events);
+    }
+    if (stop) {
       session.display.clear();
       return {0.0, std::move(stop)};
-    }
-    const int64_t tokens = update.tokens;
-    if (setup_.communicator && !is_writer()) {
-      // Rank 0 keeps the seeded generator that checkpoints restore (a one-rank job trains exactly
-      // as a single process); the others draw their own dropout masks from their rank and the
-      // step, so that a resumed job draws what an uninterrupted one draws.
-      torch::manual_seed(setup_.options.seed +
-                         7919 * static_cast<uint64_t>(setup_.communicator->rank()) +
-                         static_cast<uint64_t>(progress_.step));
-    }
-    const StepResult step = update_step_.run(update.mine, tokens);
-    ++progress_.step;
-    progress_.batch = std::min(b + per_update, batches);
-    progress_.target_tokens += tokens;
-    const bool is_epoch_end = progress_.batch == batches;
-    const bool is_log_step = progress_.step % options.log_every == 0 || is_epoch_end;
-    // Reading the loss synchronises a GPU, so there it happens only at log steps.
-    if (setup_.device.is_cpu() || is_log_step) {
-      last_loss = step.loss.sum.item<double>() / static_cast<double>(std::max<int64_t>(1, tokens));
-      if (!std::isfinite(last_loss)) {
-        session.display.clear();
-        return {last_loss, diverged("the loss became " + std::to_string(last_loss) + " at step " +
-                                    std::to_string(progress_.step))};
-      }
-    }
-    const double seconds = seconds_since(start);
-    progress_.train_seconds += seconds;
-    epoch_loss_.sum += step.loss.sum;
-    epoch_loss_.tokens += step.loss.tokens;
-    window.add(step.loss, tokens, seconds);
-    session.seconds += seconds;
-    ++session.batches;
-    const int64_t remaining = updates_for(batches - progress_.batch) +
-                              (options.epochs - progress_.epoch - 1) * updates_for(batches);
-    double eta_seconds =
-        static_cast<double>(remaining) * session.seconds / static_cast<double>(session.batches);
-    if (options.max_time_seconds > 0.0) {
-      eta_seconds =
-          std::min(eta_seconds, std::max(0.0, options.max_time_seconds - progress_.train_seconds));
-    }
-    ProgressLine line{progress_.epoch + 1,
-                      options.epochs,
-                      progress_.batch,
-                      batches,
-                      progress_.step,
-                      last_loss,
-                      learning_rate(options, progress_.step),
-                      0.0,
-                      eta_seconds};
-    if (is_log_step) {
-      line.loss = window.mean_loss();
-      line.tokens_per_second = window.tokens_per_second();
-      if (session.metrics) {
-        session.metrics->write(TrainRecord{line.epoch, line.step, line.loss, line.lr,
-                                           line.tokens_per_second, progress_.train_seconds,
-                                           resident_memory_mib()});
-      }
-      session.display.log(line);
-      window = LossWindow(setup_.device);
-    }
-    line.tokens_per_second =
-        static_cast<double>(progress_.target_tokens) / std::max(progress_.train_seconds, 1e-9);
-    session.display.update(line);
-    const bool is_validation_step =
-        options.valid_every > 0 && progress_.step % options.valid_every == 0;
-    if (is_validation_step) {
-      session.display.clear();
-      if (std::optional<TrainStop> stop = validate_between_epochs(session)) {
-        return {0.0, std::move(stop)};
-      }
-    } else if (options.save_every > 0 && progress_.step % options.save_every == 0 &&
-               !is_epoch_end) {
-      save(setup_.run.checkpoint(), WithOptimizer::kYes);
     }
   }
   session.display.clear();
@@ -290,7 +235,8 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
 }
 
 TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
-  TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer())};
+  TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer()),
+                          ProgressTracker(setup_.options, setup_.device)};
   if (is_writer()) session.metrics.emplace(setup_.run.metrics());
   if (session.metrics) {
     StartRecord start{progress_.epoch, progress_.step, static_cast<int64_t>(train_.size()),

@@ -9,6 +9,7 @@
 #include "nmt/train/options.h"
 #include "nmt/train/progress.h"
 #include "nmt/train/trainer.h"
+#include "training_progress.h"
 
 namespace nmt::train {
 
@@ -16,8 +17,7 @@ namespace nmt::train {
 struct TrainingSession {
   std::optional<MetricsLog> metrics;  // rank 0 (or the only process) writes metrics.jsonl
   ProgressDisplay display;
-  int64_t batches = 0;   // batches trained in this session (for the ETA)
-  double seconds = 0.0;  // their training time
+  ProgressTracker tracker;
 };
 
 struct EpochOutcome {

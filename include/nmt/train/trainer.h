@@ -73,6 +73,9 @@ struct TrainResult {
 
 struct TrainingSession;  // what one run() carries between epochs (src/train/trainer_internal.h)
 struct EpochOutcome;     // an epoch's mean loss, or why it stopped (src/train/trainer_internal.h)
+struct UpdateEvents;     // what falls on an update: log, validate, save
+                         // (src/train/training_progress.h)
+struct UpdateRecord;     // an update as progress reports it (src/train/training_progress.h)
 
 class Trainer {
  public:
@@ -113,6 +116,20 @@ class Trainer {
   bool has_just_validated() const;
   // Trains the rest of the current epoch.
   EpochOutcome run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session);
+  // The epoch's pairs encoded anew (subword sampling), counted as training time.
+  void encode_epoch();
+  // The update starting at batch `first` of plan, with the ranks' agreement on stopping.
+  UpdateBatches gather_update(const data::BatchPlan& plan, int64_t first, bool stop);
+  // Trains an update and advances the progress to its step and to batch next_batch.
+  StepResult train_update(const UpdateBatches& update, int64_t next_batch);
+  // The update's loss per token where it is read (every update on the CPU, log steps elsewhere).
+  std::optional<double> read_loss(const StepResult& step,
+                                  int64_t tokens,
+                                  const UpdateEvents& events) const;
+  // Adds the update to the training time and the epoch's loss; the progress line and records.
+  void report(TrainingSession& session, const UpdateRecord& update, const UpdateEvents& events);
+  // The validation or save that falls on the update; a stop when validation ends training.
+  std::optional<TrainStop> run_events(TrainingSession& session, const UpdateEvents& events);
   // Ends the epoch on every rank: rank 0 validates (unless valid_every is set), saves and logs;
   // a stop when the loss diverged or early stopping triggers.
   std::optional<TrainStop> finish_epoch(TrainingSession& session, double train_loss);
