@@ -1,0 +1,243 @@
+// One connection of the HTTP layer: wait for a request, read and check its head and body within
+// the deadlines and limits, hand it to its route's handler, write the answer, linger on close.
+#include <algorithm>
+
+#include "nmt/error.h"
+#include "serve/api_fields.h"
+#include "serve/http_connection.h"
+
+namespace nmt::serve::http {
+namespace {
+
+// How long a closing connection reads what its client still sends, so that the client reads our
+// answer before the kernel resets the connection over unread bytes.
+constexpr std::chrono::milliseconds kLingerTime{1000};
+constexpr std::size_t kLingerBytes = 1 << 20;
+
+std::string trimmed_lower(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  const auto last = text.find_last_not_of(" \t");
+  return lower(std::string(text.substr(first, last - first + 1)));
+}
+
+std::string milliseconds_text(std::chrono::milliseconds time) {
+  return std::to_string(time.count()) + " ms";
+}
+
+}  // namespace
+
+void Session::arm(std::chrono::milliseconds timeout) {
+  deadline_passed_ = false;
+  deadline_.expires_after(timeout);
+  deadline_.async_wait([weak = weak_from_this()](error_code error) {
+    if (error) return;  // cancelled or re-armed
+    if (auto self = weak.lock()) self->on_deadline();
+  });
+}
+
+void Session::on_deadline() {
+  deadline_passed_ = true;
+  error_code ignored;
+  if (state_ == State::kIdle || state_ == State::kReading) {
+    socket_.cancel(ignored);  // the pending read ends; on_read_error answers 408 where due
+  } else if (state_ == State::kWriting || state_ == State::kClosing) {
+    socket_.close(ignored);  // a client that does not read its answer
+  }
+}
+
+void Session::next_request() {
+  if (server_.stopping) {
+    linger_close();
+  } else if (buffer_.size() > 0) {
+    read_head();  // pipelined: the next request is already here
+  } else {
+    wait_idle();
+  }
+}
+
+void Session::wait_idle() {
+  enter(State::kIdle);
+  buffer_.shrink_to_fit();  // a thousand idle connections hold no buffers
+  arm(server_.limits.idle_timeout);
+  socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code error) {
+    if (error || !self->socket_.is_open()) {
+      self->close();
+      return;
+    }
+    self->read_head();
+  });
+}
+
+void Session::read_head() {
+  enter(State::kReading);
+  arm(server_.limits.read_timeout);
+  request_ = Request{};
+  version_ = 11;
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(kMaxHeadBytes));
+  parser_->body_limit(static_cast<std::uint64_t>(server_.limits.max_body_bytes));
+  wire::async_read_header(
+      socket_, buffer_, *parser_,
+      [self = shared_from_this()](error_code error, std::size_t) { self->on_head(error); });
+}
+
+void Session::on_head(error_code error) {
+  if (error) return on_read_error(error);
+  const auto& head = parser_->get();
+  version_ = head.version();
+  request_.method = std::string(head.method_string());
+  const std::string_view target = head.target();
+  const auto question = target.find('?');
+  request_.path = std::string(target.substr(0, question));
+  if (question != std::string_view::npos) request_.query = std::string(target.substr(question + 1));
+  for (const auto& field : head) {
+    request_.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  // Beast reads no body for a request whose last transfer coding is not chunked, and would pass
+  // on a chunked body still gzip-coded.
+  const auto coding = head.find(wire::field::transfer_encoding);
+  if (coding != head.end() && trimmed_lower(coding->value()) != "chunked") {
+    return refuse(501, "Transfer-Encoding \"" + std::string(coding->value()) +
+                           "\" is not supported: send the body with Content-Length or chunked");
+  }
+  const auto encoding = head.find(wire::field::content_encoding);
+  if (encoding != head.end() && trimmed_lower(encoding->value()) != "identity") {
+    return refuse(415, "Content-Encoding \"" + std::string(encoding->value()) +
+                           "\" is not accepted: send the body uncompressed");
+  }
+  if (trimmed_lower(head[wire::field::expect]) == "100-continue" && !parser_->is_done()) {
+    auto proceed =
+        std::make_shared<wire::response<wire::empty_body>>(wire::status::continue_, version_);
+    wire::async_write(socket_, *proceed,
+                      [self = shared_from_this(), proceed](error_code write_error, std::size_t) {
+                        if (write_error) return self->close();
+                        self->read_body();
+                      });
+    return;
+  }
+  read_body();
+}
+
+void Session::read_body() {
+  if (parser_->is_done()) return on_body({});
+  wire::async_read(
+      socket_, buffer_, *parser_,
+      [self = shared_from_this()](error_code error, std::size_t) { self->on_body(error); });
+}
+
+void Session::on_body(error_code error) {
+  if (error) return on_read_error(error);
+  request_.body = std::move(parser_->get().body());
+  keep_alive_ = parser_->get().keep_alive();
+  parser_.reset();
+  dispatch();
+}
+
+void Session::on_read_error(error_code error) {
+  if (!socket_.is_open()) return;  // closed for stop() or to make room
+  if (deadline_passed_) {
+    return refuse(408, "request not received within serve.read_timeout_ms (" +
+                           milliseconds_text(server_.limits.read_timeout) + ")");
+  }
+  if (error == wire::error::body_limit) {
+    return refuse(413, body_too_large(static_cast<std::size_t>(server_.limits.max_body_bytes)));
+  }
+  if (error == wire::error::header_limit) {
+    return refuse(431, "request head larger than " + std::to_string(kMaxHeadBytes) + " bytes");
+  }
+  const bool client_left = error == wire::error::end_of_stream ||
+                           error == wire::error::partial_message || error == net::error::eof ||
+                           error == net::error::connection_reset ||
+                           error == net::error::operation_aborted;
+  if (client_left) return close();
+  refuse(400, "Bad request: " + error.message());
+}
+
+void Session::dispatch() {
+  deadline_.cancel();
+  enter(State::kHandling);
+  const Route* route = server_.find_route(request_.method, request_.path);
+  if (!route) {
+    Response response;
+    response.status = 404;
+    server_.refusal_writer(request_, "Not Found: " + request_.method + " " + request_.path,
+                           response);
+    return write(std::move(response), keep_alive_);
+  }
+  if (route->dispatch == Dispatch::kQuick) {
+    Response response;
+    run_handler(*route, response);
+    return write(std::move(response), keep_alive_);
+  }
+  // The guard keeps the network thread running while no socket of this session is waited on.
+  net::post(server_.workers,
+            [self = shared_from_this(), route, guard = net::make_work_guard(server_.io)]() mutable {
+              Response response;
+              self->run_handler(*route, response);
+              net::post(self->server_.io, [self, response = std::move(response)]() mutable {
+                self->write(std::move(response), self->keep_alive_);
+              });
+            });
+}
+
+// Handlers answer their own errors; this only keeps one that throws from ending the process.
+void Session::run_handler(const Route& route, Response& response) const {
+  try {
+    route.handler(request_, response);
+  } catch (const std::exception&) {
+    response = Response{};
+    response.status = 500;
+    server_.refusal_writer(request_, "internal error", response);
+  }
+}
+
+void Session::refuse(int status, const std::string& message) {
+  Response response;
+  response.status = status;
+  server_.refusal_writer(request_, message, response);
+  write(std::move(response), false);
+}
+
+void Session::write(Response response, bool keep_alive) {
+  enter(State::kWriting);
+  if (server_.stopping) keep_alive = false;
+  auto answer = std::make_shared<wire::response<wire::string_body>>(
+      static_cast<wire::status>(response.status), version_);
+  for (const auto& [name, value] : server_.default_headers) answer->set(name, value);
+  for (const auto& [name, value] : response.headers) answer->set(name, value);
+  if (!response.content_type.empty()) answer->set(wire::field::content_type, response.content_type);
+  answer->body() = std::move(response.body);
+  answer->keep_alive(keep_alive);
+  answer->prepare_payload();
+  arm(server_.limits.read_timeout);
+  wire::async_write(socket_, *answer,
+                    [self = shared_from_this(), answer, keep_alive](error_code error, std::size_t) {
+                      self->deadline_.cancel();
+                      if (error) return self->close();
+                      if (!keep_alive) return self->linger_close();
+                      self->next_request();
+                    });
+}
+
+void Session::linger_close() {
+  enter(State::kClosing);
+  error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  arm(kLingerTime);
+  drained_ = 0;
+  drain();
+}
+
+void Session::drain() {
+  buffer_.consume(buffer_.size());
+  socket_.async_read_some(buffer_.prepare(64 * 1024),
+                          [self = shared_from_this()](error_code error, std::size_t bytes) {
+                            self->drained_ += bytes;
+                            if (error || self->drained_ > kLingerBytes) return self->close();
+                            self->buffer_.commit(bytes);
+                            self->drain();
+                          });
+}
+
+}  // namespace nmt::serve::http
