@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "marian_generation.h"
 #include "marian_json.h"
 #include "safetensors_format.h"
 
@@ -53,8 +54,6 @@ constexpr int64_t kMaxWidth = int64_t{1} << 20;  // d_model, FFN widths, heads
 constexpr int64_t kMaxLayers = 1024;
 constexpr int64_t kMaxVocabulary = int64_t{1} << 26;
 constexpr int64_t kMaxPositions = int64_t{1} << 20;
-constexpr int64_t kMaxBeams = 1024;
-constexpr int64_t kMaxLength = int64_t{1} << 20;
 
 const char kReadsMarian[] = "nmt import --format marian reads MarianMTModel directories (OPUS-MT)";
 
@@ -210,59 +209,6 @@ std::vector<std::string> ignored_flag_notes(const Fields& fields) {
   return notes;
 }
 
-// bad_words_ids: token sequences generate() never completes; null or absent: none.
-std::vector<std::vector<int64_t>> read_bad_words(const Fields& fields, int64_t limit) {
-  const char* key = "bad_words_ids";
-  const json* value = fields.present(key);
-  if (value == nullptr) return {};
-  const char* shape = "a list of non-empty lists of token ids";
-  if (!value->is_array()) fields.expected(key, shape, *value);
-  std::vector<std::vector<int64_t>> sequences;
-  for (const json& sequence : *value) {
-    if (!sequence.is_array() || sequence.empty()) fields.expected(key, shape, sequence);
-    sequences.emplace_back();
-    for (const json& id : sequence) {
-      sequences.back().push_back(fields.id(key, id, limit, "decoder_vocab_size"));
-    }
-  }
-  return sequences;
-}
-
-// forced_eos_token_id: one id or a list of them; null or absent: none.
-std::vector<int64_t> read_forced_eos(const Fields& fields, int64_t limit) {
-  const char* key = "forced_eos_token_id";
-  const json* value = fields.present(key);
-  if (value == nullptr) return {};
-  if (!value->is_array()) return {fields.id(key, *value, limit, "decoder_vocab_size")};
-  std::vector<int64_t> ids;
-  for (const json& id : *value) ids.push_back(fields.id(key, id, limit, "decoder_vocab_size"));
-  return ids;
-}
-
-// early_stopping: true, false or "never", transformers' three rules for ending a beam search.
-bool read_early_stopping(const Fields& fields, std::vector<std::string>& notes) {
-  const json* value = fields.present("early_stopping");
-  if (value != nullptr && value->is_string() && value->get<std::string>() == "never") {
-    notes.push_back(fields.source() +
-                    ": early_stopping is \"never\"; nmt's beam search stops as generate() does "
-                    "with false (decode.beam_stop \"best\")");
-    return false;
-  }
-  return fields.boolean_or("early_stopping", false);
-}
-
-MarianGeneration read_generation(const Fields& fields, const MarianIds& ids) {
-  MarianGeneration generation;
-  generation.source = fields.source();
-  generation.num_beams = fields.integer_or("num_beams", 1, 1, kMaxBeams);
-  generation.max_length = fields.integer_or("max_length", 20, 1, kMaxLength);
-  generation.length_penalty = fields.number_or("length_penalty", 1.0);
-  generation.early_stopping = read_early_stopping(fields, generation.notes);
-  generation.bad_words_ids = read_bad_words(fields, ids.decoder_vocab_size);
-  generation.forced_eos_token_ids = read_forced_eos(fields, ids.decoder_vocab_size);
-  return generation;
-}
-
 bool is_language_tag(const std::string& piece) {
   const std::size_t size = piece.size();
   return size >= 5 && piece.compare(0, 2, ">>") == 0 && piece.compare(size - 2, 2, "<<") == 0 &&
@@ -341,16 +287,9 @@ MarianConfig parse_marian_config(const std::string& text, const std::string& sou
              std::to_string(config.ids.vocab_size) + ") and decoder_vocab_size (" +
              std::to_string(config.ids.decoder_vocab_size) + ") differ");
   }
-  config.generation = read_generation(fields, config.ids);
+  config.generation = detail::read_marian_generation(fields, config.ids);
   config.notes = ignored_flag_notes(fields);
   return config;
-}
-
-MarianGeneration parse_marian_generation_config(const std::string& text,
-                                                const std::string& source,
-                                                const MarianIds& ids) {
-  const json document = parse_object(text, source);
-  return read_generation(Fields(document, source), ids);
 }
 
 MarianTokenizerConfig parse_marian_tokenizer_config(const std::string& text,
