@@ -71,9 +71,9 @@ Command add_bench_train(CLI::App& bench) {
   return {command, [args, flags, nproc] {
             const Config config = load_config(args->config_path, flags->overrides());
             if (*nproc > 0) return run::bench_train_local_ranks(*nproc, config);
-            const nlohmann::json result = run::bench_train(config, args->options);
-            if (result.value("rank", 0) != 0) return 0;  // rank 0 reports for the job
-            std::cout << (args->is_json ? result.dump() + "\n"
+            const run::BenchTrainResult result = run::bench_train(config, args->options);
+            if (!result.is_reporter()) return 0;
+            std::cout << (args->is_json ? run::to_json(result).dump() + "\n"
                                         : run::bench_train_text(result, args->config_path));
             return 0;
           }};

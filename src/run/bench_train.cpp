@@ -139,68 +139,69 @@ int64_t write_profile(BenchTraining& bench, const BenchTrainOptions& options, st
   return count;
 }
 
-nlohmann::json result_json(const Config& config,
-                           const c10::Device& device,
-                           int64_t threads,
-                           bool uses_bf16,
-                           const Totals& totals,
-                           int64_t steps,
-                           double peak) {
+BenchTrainResult measured(const Config& config,
+                          const c10::Device& device,
+                          int64_t threads,
+                          bool uses_bf16,
+                          const Totals& totals,
+                          int64_t steps,
+                          double peak) {
   const double per_step_ms = 1000.0 / static_cast<double>(steps);
   const double per_second = 1.0 / totals.seconds;
-  return {{"device", describe_device(device)},
-          {"threads", threads},
-          {"precision", uses_bf16 ? "bf16" : "fp32"},
-          {"steps", steps},
-          {"tgt_tokens_per_s", static_cast<double>(totals.target_tokens) * per_second},
-          {"src_tokens_per_s", static_cast<double>(totals.source_tokens) * per_second},
-          {"sentences_per_s", static_cast<double>(totals.sentences) * per_second},
-          {"tgt_tokens_per_step",
-           static_cast<double>(totals.target_tokens) / static_cast<double>(steps)},
-          {"ms_per_step", totals.seconds * per_step_ms},
-          {"ms_per_step_phases",
-           {{"data", totals.phases.data * per_step_ms},
-            {"forward", totals.phases.forward * per_step_ms},
-            {"backward", totals.phases.backward * per_step_ms},
-            {"optimizer", totals.phases.optimizer * per_step_ms}}},
-          {"padding_fraction", 1.0 - static_cast<double>(totals.target_tokens) /
-                                         static_cast<double>(totals.padded_target_tokens)},
-          {"peak_rss_mib", peak_rss_mib()},
-          {"gemm_peak_gflops", peak / 1e9},
-          {"model_tflops_per_step", totals.model_flops / static_cast<double>(steps) / 1e12},
-          {"mfu", totals.model_flops * per_second / peak},
-          {"hardware_utilisation", totals.computed_flops * per_second / peak},
-          {"batching", config.train.max_tokens > 0
-                           ? fmt::format("max_tokens {}", config.train.max_tokens)
-                           : fmt::format("batch_size {}", config.train.batch_size)}};
+  BenchTrainResult result;
+  result.device = describe_device(device);
+  result.threads = threads;
+  result.precision = uses_bf16 ? "bf16" : "fp32";
+  result.batching = config.train.max_tokens > 0
+                        ? fmt::format("max_tokens {}", config.train.max_tokens)
+                        : fmt::format("batch_size {}", config.train.batch_size);
+  result.steps = steps;
+  result.tgt_tokens_per_s = static_cast<double>(totals.target_tokens) * per_second;
+  result.src_tokens_per_s = static_cast<double>(totals.source_tokens) * per_second;
+  result.sentences_per_s = static_cast<double>(totals.sentences) * per_second;
+  result.tgt_tokens_per_step =
+      static_cast<double>(totals.target_tokens) / static_cast<double>(steps);
+  result.ms_per_step = totals.seconds * per_step_ms;
+  result.ms_data = totals.phases.data * per_step_ms;
+  result.ms_forward = totals.phases.forward * per_step_ms;
+  result.ms_backward = totals.phases.backward * per_step_ms;
+  result.ms_optimizer = totals.phases.optimizer * per_step_ms;
+  result.padding_fraction = 1.0 - static_cast<double>(totals.target_tokens) /
+                                      static_cast<double>(totals.padded_target_tokens);
+  result.peak_rss_mib = peak_rss_mib();
+  result.gemm_peak_gflops = peak / 1e9;
+  result.model_tflops_per_step = totals.model_flops / static_cast<double>(steps) / 1e12;
+  result.mfu = totals.model_flops * per_second / peak;
+  result.hardware_utilisation = totals.computed_flops * per_second / peak;
+  return result;
 }
 
-// Adds what ranks measure to a rank-0 result: the job's total tokens/s, this rank's, the share of
-// the step spent in collectives and, given one rank's speed alone, the scaling efficiency.
-void add_distribution(nlohmann::json& result,
-                      train::Communicator& communicator,
-                      const c10::Device& device,
-                      const Totals& totals,
-                      int64_t steps,
-                      double baseline_tokens_per_s) {
+// What ranks measure, added to a rank's result: the job's total tokens/s, this rank's, the share
+// of the step spent in collectives and, given one rank's speed alone, the scaling efficiency.
+void add_job(BenchTrainResult& result,
+             train::Communicator& communicator,
+             const c10::Device& device,
+             const Totals& totals,
+             int64_t steps,
+             double baseline_tokens_per_s) {
   // On the ranks' device: NCCL takes only CUDA tensors.
   at::Tensor all = at::full({1}, totals.target_tokens, at::TensorOptions(at::kLong).device(device));
   communicator.sum({all}, "the ranks' token counts");
   all = all.cpu();
   const double total_per_s = static_cast<double>(all.item<int64_t>()) / totals.seconds;
-  const double ranks = communicator.world_size();
-  result["rank"] = communicator.rank();
-  result["ranks"] = communicator.world_size();
-  result["backend"] = communicator.backend_name();
-  result["tgt_tokens_per_s_per_rank"] = result["tgt_tokens_per_s"];
-  result["tgt_tokens_per_s"] = total_per_s;
-  result["collective_ms_per_step"] =
-      1000.0 * totals.collective_seconds / static_cast<double>(steps);
-  result["collective_share"] = totals.collective_seconds / totals.seconds;
+  BenchTrainResult::Ranks job;
+  job.rank = communicator.rank();
+  job.ranks = communicator.world_size();
+  job.backend = communicator.backend_name();
+  job.tgt_tokens_per_s_per_rank = result.tgt_tokens_per_s;
+  job.collective_ms_per_step = 1000.0 * totals.collective_seconds / static_cast<double>(steps);
+  job.collective_share = totals.collective_seconds / totals.seconds;
   if (baseline_tokens_per_s > 0.0) {
-    result["baseline_tgt_tokens_per_s"] = baseline_tokens_per_s;
-    result["scaling_efficiency"] = total_per_s / (ranks * baseline_tokens_per_s);
+    job.baseline_tgt_tokens_per_s = baseline_tokens_per_s;
+    job.scaling_efficiency = total_per_s / (job.ranks * baseline_tokens_per_s);
   }
+  result.tgt_tokens_per_s = total_per_s;
+  result.job = job;
 }
 
 // The training data every rank measures on: rank 0 prepares it into its scratch directory, the
@@ -223,9 +224,7 @@ PreparedData bench_data(const Config& config,
 }
 
 // The step's speed and breakdown: the lines of every benchmark, distributed or not.
-std::string bench_step_text(const nlohmann::json& result,
-                            const nlohmann::json& phases,
-                            const std::string& title) {
+std::string bench_step_text(const BenchTrainResult& result, const std::string& title) {
   return fmt::format(
       "{} on {} ({}), {}\n"
       "  target tokens/s  {:10.1f}   (real tokens, {:.0f} per step)\n"
@@ -237,15 +236,11 @@ std::string bench_step_text(const nlohmann::json& result,
       "  peak RSS         {:8.0f} MiB\n"
       "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s GEMM ({:.1f}% counting padded "
       "positions)\n",
-      title, result["device"].get<std::string>(), result["precision"].get<std::string>(),
-      result["batching"].get<std::string>(), result["tgt_tokens_per_s"].get<double>(),
-      result["tgt_tokens_per_step"].get<double>(), result["src_tokens_per_s"].get<double>(),
-      result["sentences_per_s"].get<double>(), result["ms_per_step"].get<double>(),
-      phases["data"].get<double>(), phases["forward"].get<double>(),
-      phases["backward"].get<double>(), phases["optimizer"].get<double>(),
-      100.0 * result["padding_fraction"].get<double>(), result["peak_rss_mib"].get<double>(),
-      100.0 * result["mfu"].get<double>(), result["gemm_peak_gflops"].get<double>(),
-      100.0 * result["hardware_utilisation"].get<double>());
+      title, result.device, result.precision, result.batching, result.tgt_tokens_per_s,
+      result.tgt_tokens_per_step, result.src_tokens_per_s, result.sentences_per_s,
+      result.ms_per_step, result.ms_data, result.ms_forward, result.ms_backward,
+      result.ms_optimizer, 100.0 * result.padding_fraction, result.peak_rss_mib, 100.0 * result.mfu,
+      result.gemm_peak_gflops, 100.0 * result.hardware_utilisation);
 }
 
 // arguments without `flag` and its value (both as "--flag value" and "--flag=value").
@@ -265,7 +260,7 @@ std::vector<std::string> without_flag(const std::vector<std::string>& arguments,
 
 }  // namespace
 
-nlohmann::json bench_train(const Config& requested, const BenchTrainOptions& options) {
+BenchTrainResult bench_train(const Config& requested, const BenchTrainOptions& options) {
   const std::optional<RunDir> parent = parent_run(requested);
   Config config = parent ? with_parent_model(requested, *parent, "--config") : requested;
   if (!config.text.vocab_from.empty()) config = with_vocabulary_run(config, "--config");
@@ -308,45 +303,80 @@ nlohmann::json bench_train(const Config& requested, const BenchTrainOptions& opt
       options.profile_path.empty() ? 0 : write_profile(bench, options, profile_file);
   const double peak =
       measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
-  nlohmann::json result =
-      result_json(config, device, start.threads, uses_bf16, totals, options.steps, peak);
+  BenchTrainResult result =
+      measured(config, device, start.threads, uses_bf16, totals, options.steps, peak);
   if (profiled > 0) {
-    result["profile"] = options.profile_path;
-    result["profiled_steps"] = profiled;
+    result.profile = options.profile_path;
+    result.profiled_steps = profiled;
   }
   if (communicator) {
-    add_distribution(result, *communicator, device, totals, options.steps,
-                     options.baseline_tokens_per_s);
+    add_job(result, *communicator, device, totals, options.steps, options.baseline_tokens_per_s);
   }
   return result;
 }
 
-std::string bench_train_text(const nlohmann::json& result, const std::string& title) {
-  const nlohmann::json& phases = result["ms_per_step_phases"];
+nlohmann::json to_json(const BenchTrainResult& result) {
+  nlohmann::json json = {{"device", result.device},
+                         {"threads", result.threads},
+                         {"precision", result.precision},
+                         {"steps", result.steps},
+                         {"tgt_tokens_per_s", result.tgt_tokens_per_s},
+                         {"src_tokens_per_s", result.src_tokens_per_s},
+                         {"sentences_per_s", result.sentences_per_s},
+                         {"tgt_tokens_per_step", result.tgt_tokens_per_step},
+                         {"ms_per_step", result.ms_per_step},
+                         {"ms_per_step_phases",
+                          {{"data", result.ms_data},
+                           {"forward", result.ms_forward},
+                           {"backward", result.ms_backward},
+                           {"optimizer", result.ms_optimizer}}},
+                         {"padding_fraction", result.padding_fraction},
+                         {"peak_rss_mib", result.peak_rss_mib},
+                         {"gemm_peak_gflops", result.gemm_peak_gflops},
+                         {"model_tflops_per_step", result.model_tflops_per_step},
+                         {"mfu", result.mfu},
+                         {"hardware_utilisation", result.hardware_utilisation},
+                         {"batching", result.batching}};
+  if (!result.profile.empty()) {
+    json["profile"] = result.profile;
+    json["profiled_steps"] = result.profiled_steps;
+  }
+  if (const auto& job = result.job) {
+    json["rank"] = job->rank;
+    json["ranks"] = job->ranks;
+    json["backend"] = job->backend;
+    json["tgt_tokens_per_s_per_rank"] = job->tgt_tokens_per_s_per_rank;
+    json["collective_ms_per_step"] = job->collective_ms_per_step;
+    json["collective_share"] = job->collective_share;
+    if (job->baseline_tgt_tokens_per_s) {
+      json["baseline_tgt_tokens_per_s"] = *job->baseline_tgt_tokens_per_s;
+      json["scaling_efficiency"] = *job->scaling_efficiency;
+    }
+  }
+  return json;
+}
+
+std::string bench_train_text(const BenchTrainResult& result, const std::string& title) {
   std::string ranks;
-  if (result.contains("ranks")) {
+  if (const auto& job = result.job) {
     ranks = fmt::format(
         "  ranks            {:10}   ({}, {} threads each), {:.1f} target tokens/s per rank\n"
         "  collectives      {:10.1f}   ms/step ({:.1f}% of the step: gradient all-reduce and "
         "token counts)\n",
-        result["ranks"].get<int>(), result["backend"].get<std::string>(),
-        result["threads"].get<int64_t>(), result["tgt_tokens_per_s_per_rank"].get<double>(),
-        result["collective_ms_per_step"].get<double>(),
-        100.0 * result["collective_share"].get<double>());
-    if (result.contains("scaling_efficiency")) {
+        job->ranks, job->backend, result.threads, job->tgt_tokens_per_s_per_rank,
+        job->collective_ms_per_step, 100.0 * job->collective_share);
+    if (job->scaling_efficiency) {
       ranks += fmt::format(
           "  scaling          {:9.1f}%   of {} x one rank alone ({:.1f} target tokens/s)\n",
-          100.0 * result["scaling_efficiency"].get<double>(), result["ranks"].get<int>(),
-          result["baseline_tgt_tokens_per_s"].get<double>());
+          100.0 * *job->scaling_efficiency, job->ranks, *job->baseline_tgt_tokens_per_s);
     }
   }
   const std::string profile =
-      result.contains("profile")
-          ? fmt::format("  profile          {:10}   steps more, every operator, in {}\n",
-                        result["profiled_steps"].get<int64_t>(),
-                        result["profile"].get<std::string>())
-          : "";
-  return bench_step_text(result, phases, title) + ranks + profile;
+      result.profile.empty()
+          ? ""
+          : fmt::format("  profile          {:10}   steps more, every operator, in {}\n",
+                        result.profiled_steps, result.profile);
+  return bench_step_text(result, title) + ranks + profile;
 }
 
 int bench_train_local_ranks(int ranks, const Config& config) {

@@ -370,11 +370,16 @@ BenchTrainOptions bench_options(int64_t steps, int64_t warmup) {
 }
 
 TEST_F(WorkflowTest, BenchmarksReportThroughput) {
-  const nlohmann::json train = bench_train(load_config(run().config()), bench_options(3, 1));
-  EXPECT_EQ(train["steps"], 3);
-  EXPECT_GT(train["tgt_tokens_per_s"].get<double>(), 0.0);
-  EXPECT_GT(train["mfu"].get<double>(), 0.0);
+  const BenchTrainResult train = bench_train(load_config(run().config()), bench_options(3, 1));
+  EXPECT_EQ(train.steps, 3);
+  EXPECT_GT(train.tgt_tokens_per_s, 0.0);
+  EXPECT_GT(train.mfu, 0.0);
   EXPECT_NE(bench_train_text(train, "tiny").find("target tokens/s"), std::string::npos);
+  const nlohmann::json json = to_json(train);
+  EXPECT_EQ(json["steps"], 3);
+  EXPECT_EQ(json["tgt_tokens_per_s"], train.tgt_tokens_per_s);
+  EXPECT_EQ(json["ms_per_step_phases"]["backward"], train.ms_backward);
+  EXPECT_FALSE(json.contains("ranks")) << "a single process is no job";
   EXPECT_THROW(bench_train(load_config(run().config()), bench_options(0, 1)), ConfigError);
   BenchTrainOptions profiled = bench_options(1, 0);
   profiled.profile_path = scratch_->file("no-such-directory/trace.json");
@@ -400,11 +405,10 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
 TEST_F(WorkflowTest, BenchTrainTimesTheUpdatesTrainingRuns) {
   Config config = load_config(run().config());
   config.train.update_freq = 1;
-  const nlohmann::json single = bench_train(config, bench_options(6, 0));
+  const BenchTrainResult single = bench_train(config, bench_options(6, 0));
   config.train.update_freq = 2;
-  const nlohmann::json doubled = bench_train(config, bench_options(3, 0));
-  EXPECT_NEAR(doubled["tgt_tokens_per_step"].get<double>() * 3,
-              single["tgt_tokens_per_step"].get<double>() * 6, 1e-6);
+  const BenchTrainResult doubled = bench_train(config, bench_options(3, 0));
+  EXPECT_NEAR(doubled.tgt_tokens_per_step * 3, single.tgt_tokens_per_step * 6, 1e-6);
 }
 
 TEST(TrainingTest, ExitStatusOfEveryStopReason) {

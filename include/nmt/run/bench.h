@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "nmt/config.h"
@@ -63,24 +64,61 @@ struct BenchTrainOptions {
 
 inline constexpr int64_t kProfiledSteps = 20;
 
-// `nmt bench train`: a JSON object with device, threads, precision, steps, tgt_tokens_per_s,
-// src_tokens_per_s, sentences_per_s, tgt_tokens_per_step, ms_per_step, ms_per_step_phases {data,
-// forward, backward, optimizer}, padding_fraction, peak_rss_mib, gemm_peak_gflops,
-// model_tflops_per_step, mfu, hardware_utilisation and batching.
-// When the environment makes this process a rank of a job (torchrun, Slurm, --nproc), the ranks
-// train together as `nmt train` does (one batch each per update, gradients all-reduced) and the
-// object also has rank, ranks, backend, tgt_tokens_per_s (all ranks together),
-// tgt_tokens_per_s_per_rank, collective_ms_per_step, collective_share and, given the baseline,
-// baseline_tgt_tokens_per_s and scaling_efficiency (total / (ranks x baseline)); MFU and the
-// phases are rank 0's. With a profile_path the object also has profile (the path) and
-// profiled_steps.
-nlohmann::json bench_train(const Config& config, const BenchTrainOptions& options);
+// What `nmt bench train` measured (per second, per step and per phase of the step in ms).
+struct BenchTrainResult {
+  std::string device;             // "cpu (2 threads)", "cuda:0 (NVIDIA H100 ...)"
+  int64_t threads = 0;            // CPU threads
+  std::string precision;          // "fp32" or "bf16"
+  std::string batching;           // "max_tokens 4000" or "batch_size 128"
+  int64_t steps = 0;              // timed updates
+  double tgt_tokens_per_s = 0.0;  // real target tokens; with ranks, all ranks together
+  double src_tokens_per_s = 0.0;
+  double sentences_per_s = 0.0;
+  double tgt_tokens_per_step = 0.0;
+  double ms_per_step = 0.0;
+  double ms_data = 0.0, ms_forward = 0.0, ms_backward = 0.0, ms_optimizer = 0.0;  // per step
+  double padding_fraction = 0.0;  // of the target positions computed
+  double peak_rss_mib = 0.0;
+  double gemm_peak_gflops = 0.0;       // measured on the device, in the precision
+  double model_tflops_per_step = 0.0;  // real tokens only
+  double mfu = 0.0;                    // model FLOPs / peak
+  double hardware_utilisation = 0.0;   // FLOPs of every computed position / peak
+
+  // The job, when this process was a rank of one: MFU and the phases are this rank's.
+  struct Ranks {
+    int rank = 0;
+    int ranks = 0;
+    std::string backend;
+    double tgt_tokens_per_s_per_rank = 0.0;
+    double collective_ms_per_step = 0.0;
+    double collective_share = 0.0;  // of the step's time
+    // Given one rank's speed alone: it, and total / (ranks x it).
+    std::optional<double> baseline_tgt_tokens_per_s;
+    std::optional<double> scaling_efficiency;
+  };
+  std::optional<Ranks> job;
+
+  std::string profile;         // the Chrome trace written, if any
+  int64_t profiled_steps = 0;  // the updates it holds
+
+  // Rank 0 reports for the job; a single process reports.
+  bool is_reporter() const { return !job || job->rank == 0; }
+};
+
+// `nmt bench train`. When the environment makes this process a rank of a job (torchrun, Slurm,
+// --nproc), the ranks train together as `nmt train` does (one batch each per update, gradients
+// all-reduced). With a profile_path, the further updates are profiled into it.
+BenchTrainResult bench_train(const Config& config, const BenchTrainOptions& options);
 // `nmt bench train --nproc N`: measures one rank training alone (a plain process of this program,
 // with a rank's threads), then starts N local ranks that run the benchmark against that baseline;
 // rank 0 prints the report. Returns the exit status for the command (as launch_local_ranks).
 int bench_train_local_ranks(int ranks, const Config& config);
+// The result as a JSON object with the fields' names (the phases as ms_per_step_phases {data,
+// forward, backward, optimizer}; the job's fields beside the others, tgt_tokens_per_s then being
+// the job's); `nmt bench train --json` and the records write it.
+nlohmann::json to_json(const BenchTrainResult& result);
 // The same as lines for a person; `title` names the configuration.
-std::string bench_train_text(const nlohmann::json& result, const std::string& title);
+std::string bench_train_text(const BenchTrainResult& result, const std::string& title);
 
 struct BenchTranslateOptions {
   std::string split = "test";  // the run's split whose sources are translated
