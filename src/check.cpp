@@ -12,7 +12,7 @@ namespace {
 [[noreturn]] void fail(const std::string& name,
                        const std::string& expected,
                        const std::string& got) {
-  throw ConfigError(name + ": expected " + expected + ", got " + got);
+  throw ConfigError(name, "expected " + expected + ", got " + got);
 }
 
 }  // namespace

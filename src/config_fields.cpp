@@ -60,7 +60,7 @@ std::string describe(const json& value) {
 }
 
 void fail(const std::string& path, const std::string& expected, const json& got) {
-  throw ConfigError(path + ": expected " + expected + ", got " + describe(got));
+  throw ConfigError(path, "expected " + expected + ", got " + describe(got));
 }
 
 void ConfigReader::section(const char* name) {
@@ -154,8 +154,8 @@ void ConfigReader::finish_section() const {
     if (std::find(known_.begin(), known_.end(), item.key()) != known_.end()) continue;
     std::string list;
     for (std::size_t i = 0; i < known_.size(); ++i) list += (i ? ", " : "") + known_[i];
-    throw ConfigError(path(check::shorten(item.key()).c_str()) +
-                      ": unknown key (known keys: " + list + ")");
+    throw ConfigError(path(check::shorten(item.key()).c_str()),
+                      "unknown key (known keys: " + list + ")");
   }
 }
 

@@ -117,8 +117,7 @@ class ConfigParseTracker {
 
   [[noreturn]] void fail(const std::string& reason) const {
     const std::string key = path();
-    throw ConfigError(where_ + ":" + std::to_string(line()) + ": " +
-                      (key.empty() ? "" : key + ": ") + reason);
+    throw ConfigError(key, reason).from(where_ + ":" + std::to_string(line()));
   }
 
   const std::string& text_;

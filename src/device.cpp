@@ -22,17 +22,18 @@ c10::Device resolve_device(const std::string& name) {
   if (name == "cpu") return c10::Device(c10::kCPU);
   if (name.rfind("cuda", 0) == 0) {
     if (!has_cuda)
-      throw ConfigError("train.device: \"" + name +
-                        "\" asked for, but no CUDA device is usable here");
+      throw ConfigError("train.device",
+                        "\"" + name + "\" asked for, but no CUDA device is usable here");
     const c10::Device device(name);
     if (device.index() >= static_cast<int64_t>(torch::cuda::device_count())) {
-      throw ConfigError("train.device: \"" + name + "\" asked for, but only " +
-                        std::to_string(torch::cuda::device_count()) + " CUDA devices exist");
+      throw ConfigError("train.device", "\"" + name + "\" asked for, but only " +
+                                            std::to_string(torch::cuda::device_count()) +
+                                            " CUDA devices exist");
     }
     return device.has_index() ? device : c10::Device(c10::kCUDA, 0);
   }
-  throw ConfigError("train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" +
-                    name + "\"");
+  throw ConfigError("train.device",
+                    "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + name + "\"");
 }
 
 void make_current_device(const c10::Device& device) {

@@ -8,7 +8,7 @@
 //   }
 //
 // and both visitors follow that list: ConfigReader checks each value's type and range and refuses
-// keys no field claimed, ConfigWriter writes every field. nmt/config.h assembles the sections.
+// keys no field claimed, ConfigWriter writes every field. nmt/run/config.h assembles the sections.
 // Every ConfigError message starts with the key path ("text.vocab_size: expected a positive
 // integer, got 0"); values are quoted shortened. Torch-free; never logs.
 #pragma once

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace nmt {
 
@@ -16,11 +17,43 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Invalid configuration or command-line value; the message starts with the key path
-// ("data.max_words: expected a positive integer, got \"x\""). Exit status 2.
+// Invalid configuration or command-line value. Exit status 2. An error about one key keeps the
+// key path and where the value came from (a configuration file, "command line") as data beside
+// the detail, and reads "origin: key: detail"
+// ("run.json: data.max_words: expected a positive integer, got \"x\"").
 class ConfigError : public Error {
  public:
-  using Error::Error;
+  // An error about no single key: the message as given.
+  explicit ConfigError(const std::string& message) : Error(message), detail_(message) {}
+  // An error about the key path `key`.
+  ConfigError(std::string key, std::string detail)
+      : ConfigError({}, std::move(key), std::move(detail)) {}
+
+  // The same error seen from the section holding its key ("epochs" in "train": "train.epochs").
+  ConfigError in_section(const std::string& section) const {
+    return ConfigError(origin_, key_.empty() ? section : section + "." + key_, detail_);
+  }
+  // The same error attributed to where its value came from.
+  ConfigError from(std::string origin) const {
+    return ConfigError(std::move(origin), key_, detail_);
+  }
+
+  // Empty when the error concerns no single key, or no origin is known.
+  const std::string& key() const { return key_; }
+  const std::string& origin() const { return origin_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  ConfigError(std::string origin, std::string key, std::string detail)
+      : Error(prefix(origin) + prefix(key) + detail),
+        origin_(std::move(origin)),
+        key_(std::move(key)),
+        detail_(std::move(detail)) {}
+  static std::string prefix(const std::string& part) { return part.empty() ? part : part + ": "; }
+
+  std::string origin_;
+  std::string key_;
+  std::string detail_;
 };
 
 // Unusable input data. With a line number the message reads "file:line: what".

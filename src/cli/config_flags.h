@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 
 namespace nmt::cli {
 

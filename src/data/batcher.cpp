@@ -90,7 +90,7 @@ std::vector<EncodedPair> sample_pairs(const std::vector<SentencePair>& pairs,
   const auto* source = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.source.get());
   const auto* target = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.target.get());
   if (!source || !target) {
-    throw ConfigError("text.tokenizer: subword sampling needs SentencePiece models");
+    throw ConfigError("text.tokenizer", "subword sampling needs SentencePiece models");
   }
   // A different stream from the batch order's, which epoch_seed(seed, epoch) also starts.
   const uint64_t base = epoch_seed(seed ^ 0xD1B54A32D192ED03ull, epoch);

@@ -30,7 +30,7 @@ CorpusFile corpus_file(const std::string& where, const json& value) {
                         : item.key() == "source" ? &file.source
                         : item.key() == "target" ? &file.target
                                                  : nullptr;
-    if (!text) throw ConfigError(at + ": unknown key (known keys: path, source, target, weight)");
+    if (!text) throw ConfigError(at, "unknown key (known keys: path, source, target, weight)");
     if (!item.value().is_string()) fail(at, "a file name", item.value());
     *text = item.value().get<std::string>();
   }

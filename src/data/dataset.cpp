@@ -178,20 +178,20 @@ void validate_corpus_list(const char* list, const std::vector<CorpusFile>& files
     const bool has_path = !file.path.empty();
     const bool has_aligned = !file.source.empty() || !file.target.empty();
     if (has_path == has_aligned) {
-      throw ConfigError(name +
-                        ": expected either a TSV file (\"path\") or aligned files (\"source\" "
+      throw ConfigError(name,
+                        "expected either a TSV file (\"path\") or aligned files (\"source\" "
                         "and \"target\")");
     }
     if (has_aligned && (file.source.empty() || file.target.empty())) {
-      throw ConfigError(name + (file.source.empty() ? ".source" : ".target") +
-                        ": aligned files need both \"source\" and \"target\"");
+      throw ConfigError(name + (file.source.empty() ? ".source" : ".target"),
+                        "aligned files need both \"source\" and \"target\"");
     }
     if (!(file.weight > 0.0) || !std::isfinite(file.weight)) {
-      throw ConfigError(name + ".weight: expected a positive number, got " +
-                        format_number(file.weight));
+      throw ConfigError(name + ".weight",
+                        "expected a positive number, got " + format_number(file.weight));
     }
     if (file.weight != 1.0 && std::string(list) != "train") {
-      throw ConfigError(name + ".weight: weights apply to training corpora only");
+      throw ConfigError(name + ".weight", "weights apply to training corpora only");
     }
   }
 }
@@ -207,7 +207,7 @@ std::vector<CorpusFile> CorpusOptions::training_corpora() const {
 
 void CorpusOptions::validate() const {
   if (path.empty() && train.empty()) {
-    throw ConfigError("path: expected a file name, got \"\" (or name corpora in data.train)");
+    throw ConfigError("path", "expected a file name, got \"\" (or name corpora in data.train)");
   }
   check::file_name("path", path);
   validate_corpus_list("train", train);
@@ -217,16 +217,16 @@ void CorpusOptions::validate() const {
   check::non_negative("max_length", max_length);
   check::non_negative("max_length_ratio", max_length_ratio);
   if (max_length_ratio > 0.0 && max_length_ratio < 1.0) {
-    throw ConfigError("max_length_ratio: expected 0 (no limit) or at least 1, got " +
-                      format_number(max_length_ratio));
+    throw ConfigError("max_length_ratio", "expected 0 (no limit) or at least 1, got " +
+                                              format_number(max_length_ratio));
   }
   check::fraction("valid_fraction", valid_fraction);
   check::fraction("test_fraction", test_fraction);
   const double held_out =
       (valid.empty() ? valid_fraction : 0.0) + (test.empty() ? test_fraction : 0.0);
   if (held_out >= 1.0) {
-    throw ConfigError("valid_fraction: valid_fraction + test_fraction must stay below 1, got " +
-                      format_number(valid_fraction + test_fraction));
+    throw ConfigError("valid_fraction", "valid_fraction + test_fraction must stay below 1, got " +
+                                            format_number(valid_fraction + test_fraction));
   }
   for (const auto& [key, code] :
        {std::pair{"source_lang", &source_lang}, std::pair{"target_lang", &target_lang}}) {
@@ -235,9 +235,8 @@ void CorpusOptions::validate() const {
         code->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") ==
             std::string::npos;
     if (!is_code) {
-      throw ConfigError(std::string(key) +
-                        ": expected a language code such as \"en\" or \"pt-BR\", got " +
-                        check::quote(*code));
+      throw ConfigError(
+          key, "expected a language code such as \"en\" or \"pt-BR\", got " + check::quote(*code));
     }
   }
 }

@@ -22,11 +22,11 @@ namespace {
 void check_positive_float(const char* name, double value, double largest) {
   if (!(std::isfinite(value) && static_cast<float>(value) >= std::numeric_limits<float>::min() &&
         value <= largest)) {
-    throw ConfigError(std::string(name) + ": expected a number from " +
-                      format_number(std::numeric_limits<float>::min()) +
-                      " (the smallest normal "
-                      "float) to " +
-                      format_number(largest) + ", got " + format_number(value));
+    throw ConfigError(name, "expected a number from " +
+                                format_number(std::numeric_limits<float>::min()) +
+                                " (the smallest normal "
+                                "float) to " +
+                                format_number(largest) + ", got " + format_number(value));
   }
 }
 
@@ -36,8 +36,8 @@ void SearchOptions::validate() const {
   check::positive("beam_size", beam_size);
   check::non_negative("length_penalty", length_penalty);
   if (!std::isfinite(length_penalty)) {
-    throw ConfigError("length_penalty: expected a finite number, got " +
-                      format_number(length_penalty));
+    throw ConfigError("length_penalty",
+                      "expected a finite number, got " + format_number(length_penalty));
   }
   check::positive("n_best", n_best);
   check::non_negative("max_len", max_len);
@@ -48,12 +48,12 @@ void SearchOptions::validate() const {
   check::non_negative("translators", translators);
   check::positive("threads", threads);
   if (strategy == Strategy::kBeam && n_best > beam_size) {
-    throw ConfigError("n_best: expected at most beam_size (" + std::to_string(beam_size) +
-                      "), got " + std::to_string(n_best));
+    throw ConfigError("n_best", "expected at most beam_size (" + std::to_string(beam_size) +
+                                    "), got " + std::to_string(n_best));
   }
   if (strategy != Strategy::kBeam && n_best != 1) {
-    throw ConfigError("n_best: only beam search returns several hypotheses, got " +
-                      std::to_string(n_best));
+    throw ConfigError("n_best",
+                      "only beam search returns several hypotheses, got " + std::to_string(n_best));
   }
 }
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/text/sentencepiece_tokenizer.h"
 
 namespace nmt::exporter::detail {

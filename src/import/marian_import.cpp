@@ -7,7 +7,7 @@
 #include <sstream>
 #include <variant>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/error.h"
 #include "nmt/import/marian_directory.h"
 #include "nmt/import/marian_vocabulary.h"

@@ -18,13 +18,13 @@ void TransformerOptions::validate() const {
   check::fraction("attention_dropout", attention_dropout);
   check::fraction("activation_dropout", activation_dropout);
   if (d_model % heads != 0) {
-    throw ConfigError("heads: expected a divisor of d_model (" + std::to_string(d_model) +
-                      "), got " + std::to_string(heads));
+    throw ConfigError("heads", "expected a divisor of d_model (" + std::to_string(d_model) +
+                                   "), got " + std::to_string(heads));
   }
   if (d_model % 2 != 0) {
-    throw ConfigError(
-        "d_model: expected an even number (sinusoidal positions pair sin and cos), got " +
-        std::to_string(d_model));
+    throw ConfigError("d_model",
+                      "expected an even number (sinusoidal positions pair sin and cos), got " +
+                          std::to_string(d_model));
   }
 }
 

@@ -5,7 +5,7 @@
 #include <regex>
 #include <utility>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/error.h"
 #include "nmt/model/transformer.h"
 #include "nmt/run/open_run.h"

@@ -282,8 +282,9 @@ Config with_text_of(const Config& config,
   try {
     combined.validate();
   } catch (const ConfigError& error) {
-    throw ConfigError(config_path + ": " + error.what() + " (text settings of " +
-                      source_dir.path() + ", the run " + source_key + " names)");
+    throw ConfigError(error.key(), error.detail() + " (text settings of " + source_dir.path() +
+                                       ", the run " + source_key + " names)")
+        .from(config_path);
   }
   return combined;
 }

@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/io.h"
 #include "nmt/metrics.h"
 #include "nmt/viz/report_page.h"

@@ -6,9 +6,10 @@
 namespace nmt::serve {
 
 void ServeOptions::validate() const {
-  if (host.empty()) throw ConfigError("host: expected an address such as \"127.0.0.1\", got \"\"");
+  if (host.empty())
+    throw ConfigError("host", "expected an address such as \"127.0.0.1\", got \"\"");
   if (port < 0 || port > 65535) {
-    throw ConfigError("port: expected a TCP port from 0 to 65535, got " + std::to_string(port));
+    throw ConfigError("port", "expected a TCP port from 0 to 65535, got " + std::to_string(port));
   }
   check::positive("max_batch", max_batch);
   check::non_negative("max_wait_ms", max_wait_ms);
@@ -25,8 +26,9 @@ void ServeOptions::validate() const {
   check::positive("max_beam_size", max_beam_size);
   // A request that can never fit the queue would be refused as "busy" forever.
   if (max_queue < max_sentences) {
-    throw ConfigError("max_queue: expected at least max_sentences (" +
-                      std::to_string(max_sentences) + "), got " + std::to_string(max_queue));
+    throw ConfigError("max_queue", "expected at least max_sentences (" +
+                                       std::to_string(max_sentences) + "), got " +
+                                       std::to_string(max_queue));
   }
 }
 

@@ -25,8 +25,7 @@ MarianTokenizer::MarianTokenizer(std::shared_ptr<SentencePieceBackend> backend,
     : backend_(std::move(backend)),
       serialized_(std::move(serialized)),
       vocabulary_(std::move(vocabulary)),
-      side_(side) {
-}
+      side_(side) {}
 
 MarianTokenizer MarianTokenizer::from_parts(const std::string& spm_bytes,
                                             Vocab vocabulary,
@@ -121,16 +120,17 @@ std::string language_tag(const Tokenizer& source, const std::string& target_lang
   const std::vector<std::string> tags = language_tags(source);
   if (std::find(tags.begin(), tags.end(), tag) != tags.end()) return tag;
   if (tags.empty()) {
-    throw ConfigError("target_lang: \"" + check::shorten(target_lang) +
-                      "\": this model has no target-language tags; it translates into one "
-                      "language");
+    throw ConfigError("target_lang",
+                      "\"" + check::shorten(target_lang) +
+                          "\": this model has no target-language tags; it translates into one "
+                          "language");
   }
   std::string listed;
   for (const std::string& known : tags) {
     listed += (listed.empty() ? "" : " ") + known.substr(2, known.size() - 4);
   }
-  throw ConfigError("target_lang: the model has no tag " + check::shorten(tag) +
-                    "; its target languages: " + listed);
+  throw ConfigError("target_lang", "the model has no tag " + check::shorten(tag) +
+                                       "; its target languages: " + listed);
 }
 
 }  // namespace nmt::text

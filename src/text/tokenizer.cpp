@@ -41,9 +41,9 @@ std::shared_ptr<const Tokenizer> train_one(const TextOptions& options,
     return std::make_shared<WordTokenizer>(Vocab::build(sentences, options.min_freq));
   }
   if (options.tokenizer == TokenizerKind::kMarian) {
-    throw ConfigError(
-        "tokenizer: \"marian\" is the tokenisation of a model imported from Hugging Face and "
-        "cannot be trained; a new run uses \"sentencepiece\" or \"word\"");
+    throw ConfigError("tokenizer",
+                      "\"marian\" is the tokenisation of a model imported from Hugging Face and "
+                      "cannot be trained; a new run uses \"sentencepiece\" or \"word\"");
   }
   return std::make_shared<SentencePieceTokenizer>(
       SentencePieceTokenizer::train(sentences, options, seed));
@@ -62,13 +62,13 @@ void TextOptions::validate() const {
   check::positive("min_freq", min_freq);
   check::in_range("vocab_size", static_cast<double>(vocab_size), 16, 1'000'000);
   if (character_coverage <= 0.0 || character_coverage > 1.0) {
-    throw ConfigError("character_coverage: expected a number in (0, 1], got " +
-                      format_number(character_coverage));
+    throw ConfigError("character_coverage",
+                      "expected a number in (0, 1], got " + format_number(character_coverage));
   }
   if (sampling_nbest < -1 || sampling_nbest > 512) {  // SentencePiece's limit
-    throw ConfigError(
-        "sampling_nbest: expected -1 (every segmentation), 0 or 1 (off) or at most 512, got " +
-        std::to_string(sampling_nbest));
+    throw ConfigError("sampling_nbest",
+                      "expected -1 (every segmentation), 0 or 1 (off) or at most 512, got " +
+                          std::to_string(sampling_nbest));
   }
   check::non_negative("sampling_alpha", sampling_alpha);
   check::fraction("bpe_dropout", bpe_dropout);
@@ -78,34 +78,35 @@ void TextOptions::validate() const {
   if (samples_unigram || sampling_alpha > 0.0) {
     const char* key = samples_unigram ? "sampling_nbest" : "sampling_alpha";
     if (!is_sentencepiece) {
-      throw ConfigError(std::string(key) +
-                        ": subword sampling needs tokenizer \"sentencepiece\" (a word vocabulary "
+      throw ConfigError(key,
+                        "subword sampling needs tokenizer \"sentencepiece\" (a word vocabulary "
                         "has one segmentation)");
     }
     if (model_type != SubwordModel::kUnigram) {
-      throw ConfigError(std::string(key) +
-                        ": samples segmentations of unigram models; model_type \"bpe\" samples "
+      throw ConfigError(key,
+                        "samples segmentations of unigram models; model_type \"bpe\" samples "
                         "with bpe_dropout");
     }
     if (!samples_unigram) {
-      throw ConfigError(
-          "sampling_alpha: needs sampling_nbest -1 (every segmentation) or above 1 "
-          "(the n best); 0 and 1 sample nothing");
+      throw ConfigError("sampling_alpha",
+                        "needs sampling_nbest -1 (every segmentation) or above 1 "
+                        "(the n best); 0 and 1 sample nothing");
     }
     if (sampling_alpha <= 0.0) {
-      throw ConfigError("sampling_alpha: expected a positive number with sampling_nbest " +
-                        std::to_string(sampling_nbest) + " (Kudo 2018: 0.1-0.5), got " +
-                        format_number(sampling_alpha));
+      throw ConfigError("sampling_alpha", "expected a positive number with sampling_nbest " +
+                                              std::to_string(sampling_nbest) +
+                                              " (Kudo 2018: 0.1-0.5), got " +
+                                              format_number(sampling_alpha));
     }
   }
   if (bpe_dropout > 0.0) {
     if (!is_sentencepiece) {
-      throw ConfigError("bpe_dropout: needs tokenizer \"sentencepiece\" with model_type \"bpe\"");
+      throw ConfigError("bpe_dropout", "needs tokenizer \"sentencepiece\" with model_type \"bpe\"");
     }
     if (model_type != SubwordModel::kBpe) {
-      throw ConfigError(
-          "bpe_dropout: needs model_type \"bpe\"; unigram models sample with sampling_nbest and "
-          "sampling_alpha");
+      throw ConfigError("bpe_dropout",
+                        "needs model_type \"bpe\"; unigram models sample with sampling_nbest and "
+                        "sampling_alpha");
     }
   }
 }

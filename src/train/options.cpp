@@ -49,9 +49,9 @@ void TrainOptions::validate() const {
   check::non_negative("max_steps", max_steps);
   if (max_time_seconds != 0.0 &&
       !(max_time_seconds >= 1.0 && max_time_seconds <= kMaxTimeSeconds)) {
-    throw ConfigError("max_time: expected 0 (no limit) or from 1s to " +
-                      duration_text(kMaxTimeSeconds) + ", got " + format_number(max_time_seconds) +
-                      " s");
+    throw ConfigError("max_time", "expected 0 (no limit) or from 1s to " +
+                                      duration_text(kMaxTimeSeconds) + ", got " +
+                                      format_number(max_time_seconds) + " s");
   }
   check::positive("lr", lr);
   check::positive("warmup", warmup);
@@ -72,8 +72,9 @@ void TrainOptions::validate() const {
   check::non_negative("valid_bleu_sentences", valid_bleu_sentences);
   check::positive("valid_beam_size", valid_beam_size);
   if (best_metric != BestMetric::kLoss && valid_bleu_sentences == 0) {
-    throw ConfigError(std::string("best_metric: \"") + best_metric_name(best_metric) +
-                      "\" scores validation translations; set valid_bleu_sentences above 0");
+    throw ConfigError("best_metric",
+                      std::string("\"") + best_metric_name(best_metric) +
+                          "\" scores validation translations; set valid_bleu_sentences above 0");
   }
   check::file_name("init_from", init_from);
   check::positive("distributed.timeout", distributed.timeout_seconds);
@@ -81,8 +82,8 @@ void TrainOptions::validate() const {
   const bool is_cuda_index = device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
                              device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (device != "auto" && device != "cpu" && device != "cuda" && !is_cuda_index) {
-    throw ConfigError("device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got " +
-                      check::quote(device));
+    throw ConfigError("device", "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got " +
+                                    check::quote(device));
   }
 }
 

@@ -1,4 +1,4 @@
-// Fuzzes the configuration reader (nmt/config.h) on arbitrary file content: load_config reads JSON
+// Fuzzes the configuration reader (nmt/run/config.h) on arbitrary file content: load_config reads JSON
 // and validates every section. Only ConfigError may escape, and a configuration it accepts must
 // survive config_to_json and config_from_json unchanged (save_config and resuming rely on that).
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // The decode section: search, its limits, precision and threads. Its keys, their
 // types and ranges and its enums' names, listed once for reading and writing
-// (nmt/config_fields.h); nmt/config.h assembles the sections.
+// (nmt/config_fields.h); nmt/run/config.h assembles the sections.
 #pragma once
 
 #include "nmt/config_fields.h"

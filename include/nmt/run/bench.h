@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/model/linear.h"
 #include "nmt/model/options.h"
 #include "nmt/run/open_run.h"

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/data/dataset.h"
 #include "nmt/run_dir.h"
 #include "nmt/text/tokenizer.h"

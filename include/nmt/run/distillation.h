@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run/training.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/run/open_run.h"
 
 namespace nmt::run {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/model/transformer.h"
 #include "nmt/run_dir.h"
 #include "nmt/text/tokenizer.h"

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "nmt/data/corpus.h"
 #include "nmt/text/tokenizer.h"
 #include "nmt/train/validation.h"

@@ -3,10 +3,12 @@
 //
 //   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}, "serve": {...}}
 //
+// Each module reads and checks its own section (include/nmt/<module>/config_fields.h, its
+// options' validate()); this, the run level, assembles them and checks the rules that join them.
 // Missing keys keep the notebook's defaults (except data.max_words: the notebook's 15-word limit is
 // set in configs/seed.json, not imposed on every corpus). An unknown key, a wrong type or an
-// out-of-range value throws ConfigError whose message starts with the key path ("data.max_words:
-// expected a positive integer, got \"x\""); load_config puts the file name before it. Values are
+// out-of-range value throws a ConfigError carrying the key path ("data.max_words") and, from
+// load_config, its origin: the file, or "command line" where a flag set the key. Values are
 // quoted shortened (at most about 80 bytes). Torch-free; never logs.
 #pragma once
 
@@ -31,7 +33,8 @@ struct Config {
   decode::SearchOptions decode;
   serve::ServeOptions serve;
 
-  // Validates every section and the rules that join them; errors carry the section prefix.
+  // Validates every section and the rules that join them; errors name the key from the top
+  // ("train.epochs").
   void validate() const;
 };
 
@@ -51,9 +54,9 @@ nlohmann::json config_to_json(const Config& config);
 // or when a value is nested deeper than 32 levels. Such a document is refused while it is parsed,
 // so nothing that walks values recursively ever sees one.
 nlohmann::json read_config_json(const std::string& path);
-// read_config_json, then resolve_config with the overrides. Every ConfigError names where the
-// offending value came from: the file ("c.json: data.max_words: expected ...") or, for a key that
-// a flag set, "command line: ...".
+// read_config_json, then resolve_config with the overrides. Every ConfigError about a key has
+// as its origin() where the offending value came from: the file ("c.json: data.max_words:
+// expected ...") or, for a key that a flag set (or the object or list holding it), "command line".
 Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
 
 // Writes the resolved configuration (every key, defaults included), atomically.

@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 #include "test_utils.h"
 
 namespace nmt {

@@ -1,4 +1,4 @@
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 
 #include <gtest/gtest.h>
 
@@ -153,8 +153,8 @@ TEST(ConfigTest, CrossSectionRules) {
   EXPECT_EQ(error_of({{"text", {{"vocab_from", "runs/teacher"}}},
                       {"train", {{"init_from", "runs/parent"}}}}),
             "text.vocab_from: not with train.init_from, whose run brings its own vocabularies");
-  EXPECT_EQ(error_of({{"text", {{"vocab_from", std::string("runs/a\0b", 8)}}}}).rfind(
-                "text.vocab_from: expected a file name", 0),
+  EXPECT_EQ(error_of({{"text", {{"vocab_from", std::string("runs/a\0b", 8)}}}})
+                .rfind("text.vocab_from: expected a file name", 0),
             0u);
 }
 
@@ -275,6 +275,49 @@ TEST(ConfigTest, LoadReportsMissingFilesAndBadJson) {
     EXPECT_EQ(std::string(error.what()),
               dir.file("typo.json") + ": train.epochs: expected a positive integer, got \"ten\"");
   }
+}
+
+// Where an error came from is data on the error, not a prefix of its text: the key path from the
+// section that refused it, the origin from load_config (the file, or the flag that set the key).
+TEST(ConfigTest, AnErrorCarriesItsKeyAndOriginApartFromItsDetail) {
+  testing::ScratchDir dir;
+  const std::string good = dir.write("good.json", R"({"train": {"epochs": 3}})");
+  const std::string odd_width = dir.write("odd.json", R"({"model": {"d_model": 5, "heads": 1}})");
+  const auto error_of = [](const std::string& path, const ConfigOverrides& overrides) {
+    try {
+      load_config(path, overrides);
+    } catch (const ConfigError& error) {
+      return error;
+    }
+    return ConfigError("nothing was refused");
+  };
+  const ConfigError from_flag = error_of(good, {parse_config_override("decode.beam_size=0")});
+  EXPECT_EQ(from_flag.origin(), "command line");
+  EXPECT_EQ(from_flag.key(), "decode.beam_size");
+  EXPECT_EQ(from_flag.detail(), "expected a positive integer, got 0");
+  EXPECT_EQ(std::string(from_flag.what()),
+            "command line: decode.beam_size: expected a positive integer, got 0");
+
+  // A flag that sets a list makes the errors of the keys inside it the command line's.
+  const ConfigError from_list_flag =
+      error_of(good, {parse_config_override(R"(data.train=[{"path": "a.tsv", "weight": -1}])")});
+  EXPECT_EQ(from_list_flag.origin(), "command line");
+  EXPECT_EQ(from_list_flag.key(), "data.train[0].weight");
+  EXPECT_EQ(from_list_flag.detail(), "expected a positive number, got -1");
+
+  // A flag that sets another key leaves the file's error the file's; the key of an error found
+  // by a section's own checks is named from the top.
+  const ConfigError from_file = error_of(odd_width, {parse_config_override("train.epochs=4")});
+  EXPECT_EQ(from_file.origin(), odd_width);
+  EXPECT_EQ(from_file.key(), "model.d_model");
+  EXPECT_EQ(std::string(from_file.what()),
+            odd_width +
+                ": model.d_model: expected an even number (sinusoidal positions pair sin "
+                "and cos), got 5");
+
+  const ConfigError whole_file = ConfigError("expected a JSON object").from("a.json");
+  EXPECT_EQ(whole_file.key(), "");
+  EXPECT_EQ(std::string(whole_file.what()), "a.json: expected a JSON object");
 }
 
 TEST(ConfigTest, DirectionKeysRoundTripAndLanguageCodesAreChecked) {

@@ -1,4 +1,4 @@
-#include "nmt/config.h"
+#include "nmt/run/config.h"
 
 #include <algorithm>
 #include <fstream>
@@ -49,7 +49,7 @@ void validate_section(const char* name, const Options& options) {
   try {
     options.validate();
   } catch (const ConfigError& error) {
-    throw ConfigError(std::string(name) + "." + error.what());
+    throw error.in_section(name);
   }
 }
 
@@ -63,11 +63,11 @@ void Config::validate() const {
   validate_section("decode", decode);
   validate_section("serve", serve);
   if (model.share_embeddings && !text.shared_vocab) {
-    throw ConfigError("model.share_embeddings: needs text.shared_vocab = true");
+    throw ConfigError("model.share_embeddings", "needs text.shared_vocab = true");
   }
   if (!text.vocab_from.empty() && !train.init_from.empty()) {
-    throw ConfigError(
-        "text.vocab_from: not with train.init_from, whose run brings its own vocabularies");
+    throw ConfigError("text.vocab_from",
+                      "not with train.init_from, whose run brings its own vocabularies");
   }
 }
 
@@ -77,8 +77,8 @@ Config config_from_json(const json& root) {
   }
   for (const auto& item : root.items()) {
     if (std::find(std::begin(kSections), std::end(kSections), item.key()) == std::end(kSections)) {
-      throw ConfigError(check::shorten(item.key()) +
-                        ": unknown section (known: data, text, model, train, decode, serve, "
+      throw ConfigError(check::shorten(item.key()),
+                        "unknown section (known: data, text, model, train, decode, serve, "
                         "description)");
     }
   }
@@ -89,8 +89,8 @@ Config config_from_json(const json& root) {
   if (!config.data.train.empty()) {
     const json& data = root.at("data");
     if (data.contains("path") && data["path"] != "") {
-      throw ConfigError(
-          "data.train: name the training data either as data.path or as data.train, not both");
+      throw ConfigError("data.train",
+                        "name the training data either as data.path or as data.train, not both");
     }
     config.data.path.clear();
   }
@@ -108,9 +108,6 @@ json config_to_json(const Config& config) {
 
 namespace {
 
-// The key path a ConfigError message starts with ("train.epochs: expected ...").
-std::string error_key(const std::string& message) { return message.substr(0, message.find(": ")); }
-
 // Whether the key (or the object or list holding it) was set on the command line.
 bool is_overridden(const std::string& key, const ConfigOverrides& overrides) {
   for (const ConfigOverride& override : overrides) {
@@ -126,7 +123,7 @@ bool is_overridden(const std::string& key, const ConfigOverrides& overrides) {
 
 json read_config_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot open the configuration file");
+  if (!in) throw ConfigError("cannot open the configuration file").from(path);
   std::ostringstream text;
   text << in.rdbuf();
   return config::parse_document(text.str(), path);
@@ -137,9 +134,8 @@ Config load_config(const std::string& path, const ConfigOverrides& overrides) {
   try {
     return resolve_config(std::move(root), overrides);
   } catch (const ConfigError& error) {
-    const std::string message = error.what();
-    const bool is_from_flag = is_overridden(error_key(message), overrides);
-    throw ConfigError((is_from_flag ? std::string("command line") : path) + ": " + message);
+    const bool is_from_flag = !error.key().empty() && is_overridden(error.key(), overrides);
+    throw error.from(is_from_flag ? "command line" : path);
   }
 }
 
@@ -166,7 +162,7 @@ ConfigOverride parse_config_override(const std::string& assignment) {
 
 void set_config_value(json& root, const std::string& dotted_key, const json& value) {
   const std::size_t dot = dotted_key.find('.');
-  if (dot == std::string::npos) throw ConfigError(dotted_key + ": expected section.key");
+  if (dot == std::string::npos) throw ConfigError(dotted_key, "expected section.key");
   json* object = &root;
   std::size_t start = 0;
   for (std::size_t end = dot; end != std::string::npos; end = dotted_key.find('.', start)) {
