@@ -66,13 +66,7 @@ struct Distilled {
 // settings is refused rather than continued. How many threads translated is not part of it.
 json identity(const OpenedRun& teachers, const Sources& sources) {
   json models = json::array();
-  const std::vector<std::string> checkpoints = [&] {
-    std::vector<std::string> all{teachers.checkpoint};
-    all.insert(all.end(), teachers.ensemble_checkpoints.begin(),
-               teachers.ensemble_checkpoints.end());
-    return all;
-  }();
-  for (const std::string& checkpoint : checkpoints) {
+  for (const std::string& checkpoint : teachers.checkpoint_files()) {
     models.push_back({{"checkpoint", fs::weakly_canonical(checkpoint).string()},
                       {"bytes", fs::file_size(checkpoint)}});
   }
@@ -321,11 +315,12 @@ DistilledCorpus make_corpus(const DistilRequest& request) {
   corpus.path = files.corpus;
   StopOnSignal stop;
   stop.exit_at_once("interrupted before translating; nothing was lost");
+  // Taken before the teachers load, so that a second process on DIR is refused at once.
+  const RunLock lock{RunDir(request.out)};
   OpenedRun teachers = open_run(request.teachers, request.decoding);
   const Sources sources = distinct_sources(teachers.dir.split(Split::kTrain));
   corpus.training_pairs = sources.training_pairs;
   corpus.sources = static_cast<int64_t>(sources.texts.size());
-  const RunLock lock{RunDir(request.out)};
   TranslationState state = earlier_state(files, identity(teachers, sources), request.out);
   std::vector<Distilled> done = read_translations(files.translations, sources.texts.size());
   const auto earlier = std::count_if(done.begin(), done.end(), [](auto& d) { return d.is_done; });

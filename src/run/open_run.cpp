@@ -73,9 +73,15 @@ std::vector<model::Transformer> OpenedRun::models() const {
   return all;
 }
 
+std::vector<std::string> OpenedRun::checkpoint_files() const {
+  std::vector<std::string> files{checkpoint};
+  files.insert(files.end(), ensemble_checkpoints.begin(), ensemble_checkpoints.end());
+  return files;
+}
+
 std::string OpenedRun::checkpoints() const {
-  std::string joined = checkpoint;
-  for (const std::string& other : ensemble_checkpoints) joined += " + " + other;
+  std::string joined;
+  for (const std::string& file : checkpoint_files()) joined += (joined.empty() ? "" : " + ") + file;
   return joined;
 }
 

@@ -121,10 +121,7 @@ void serve(const ServeRequest& request, const ConfigOverrides& overrides) {
   info.target_lang = opened.config.data.target_lang;
   info.run = opened.dir.path();
   info.checkpoint = opened.checkpoints();
-  std::vector<std::string> weights = {opened.checkpoint};
-  weights.insert(weights.end(), opened.ensemble_checkpoints.begin(),
-                 opened.ensemble_checkpoints.end());
-  info.version = weights_version(weights);
+  info.version = weights_version(opened.checkpoint_files());
   info.defaults = opened.config.decode;
   for (const std::string& tag : text::language_tags(*opened.tokenizers.source)) {
     info.target_languages.push_back(tag.substr(2, tag.size() - 4));  // ">>spa<<" -> "spa"

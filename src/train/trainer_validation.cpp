@@ -16,9 +16,11 @@
 #include "trainer_internal.h"
 
 namespace nmt::train {
-namespace {
 
 using trainer_detail::diverged;
+using trainer_detail::metric_label;
+
+namespace {
 
 // "valid loss 2.1234 (ppl 8.37), BLEU 23.41, chrF 45.10"
 std::string describe_validation(const ValidationResult& result) {
@@ -44,8 +46,6 @@ const char* trainer_detail::metric_label(BestMetric metric) {
   }
   return "?";
 }
-
-using trainer_detail::metric_label;
 
 ValidationResult Trainer::validate() {
   const data::BatchingOptions batching{setup_.options.batch_size, setup_.options.max_tokens, 0,

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "nmt/config.h"
 #include "nmt/model/transformer.h"
+#include "nmt/run/config.h"
 #include "nmt/run_dir.h"
 #include "nmt/text/tokenizer.h"
 
@@ -42,7 +42,9 @@ struct OpenedRun {
 
   // model followed by the ensemble's further models.
   std::vector<model::Transformer> models() const;
-  // The checkpoint, or all of an ensemble's joined by " + ".
+  // checkpoint followed by ensemble_checkpoints: the file of each of models().
+  std::vector<std::string> checkpoint_files() const;
+  // checkpoint_files() joined by " + ".
   std::string checkpoints() const;
 };
 
