@@ -114,14 +114,21 @@ CpuTier cpu_tier() {
   return CpuTier::kBaseline;
 }
 
+CpuTier vector_loop_tier() {
+  if (!NMT_HAS_VECTOR_CLONES) return CpuTier::kBaseline;
+  const CpuTier tier = cpu_tier();
+  if (tier >= CpuTier::kAvx512) return CpuTier::kAvx512;
+  return tier;
+}
+
 bool cap_libraries_at_cpu_tier() {
   const std::optional<CpuTier> cap = cpu_tier_cap();
   if (!cap) return false;
   // LibTorch knows default, avx2 and avx512; oneDNN the five tiers; OpenBLAS is capped only below
   // AVX-512, where Haswell's kernels are the AVX2 ones (its own choice otherwise).
   constexpr const char* kAten[] = {"default", "avx2", nullptr, nullptr, nullptr, nullptr};
-  constexpr const char* kOneDnn[] = {"SSE41",           "AVX2",           "AVX512_CORE",
-                                     "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
+  constexpr const char* kOneDnn[] = {
+      "SSE41", "AVX2", "AVX512_CORE", "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
   constexpr const char* kOpenBlas[] = {"Nehalem", "Haswell", nullptr, nullptr, nullptr, nullptr};
   const auto index = static_cast<std::size_t>(*cap);
   set_unless_given("ATEN_CPU_CAPABILITY", kAten[index]);

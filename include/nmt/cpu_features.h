@@ -40,6 +40,18 @@ bool cpu_has_avx512_vnni();
 // the first call requests for the process: nmt's int8 kernel then multiplies on tiles.
 bool cpu_has_amx_int8();
 
+// Whether this build compiles nmt's element loops for several instruction sets
+// (src/vector_clones.h): GCC on x86-64.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NMT_HAS_VECTOR_CLONES 1
+#else
+#define NMT_HAS_VECTOR_CLONES 0
+#endif
+
+// The variant of nmt's element loops that runs: kAvx512 (AVX-512F), kAvx2 or kBaseline, at most
+// cpu_tier(); kBaseline in a build without the variants.
+CpuTier vector_loop_tier();
+
 // The processor's name as Linux gives it ("model name" in /proc/cpuinfo, e.g. "AMD EPYC 9B14"),
 // or "" where it gives none (some Arm kernels).
 std::string cpu_model_name();

@@ -40,7 +40,7 @@ struct Normaliser {
   float log_sum = 0.0f;
 };
 
-NMT_VECTOR_CLONES float block_largest(const float* values, int64_t n) {
+NMT_VECTOR_CLONES(float, block_largest, (const float* values, int64_t n), (values, n)) {
   float largest = kImpossible;
 #pragma omp simd reduction(max : largest)
   for (int64_t i = 0; i < n; ++i) largest = std::max(largest, values[i]);
@@ -48,7 +48,10 @@ NMT_VECTOR_CLONES float block_largest(const float* values, int64_t n) {
 }
 
 // The normaliser of a row whose largest value is known.
-NMT_VECTOR_CLONES Normaliser normaliser_below(const float* row, int64_t n, float largest) {
+NMT_VECTOR_CLONES(Normaliser,
+                  normaliser_below,
+                  (const float* row, int64_t n, float largest),
+                  (row, n, largest)) {
   Normaliser z;
   z.largest = largest;
   if (largest == kImpossible) return z;

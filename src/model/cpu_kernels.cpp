@@ -10,7 +10,7 @@ namespace {
 
 // The reductions are vectorised (`omp simd`, compiled with -fopenmp-simd): their sums are in a
 // different order than a scalar loop's, as in any vectorised kernel.
-NMT_VECTOR_CLONES float dot(const float* a, const float* b, int64_t n) {
+NMT_VECTOR_CLONES(float, dot, (const float* a, const float* b, int64_t n), (a, b, n)) {
   float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
   for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
@@ -18,19 +18,22 @@ NMT_VECTOR_CLONES float dot(const float* a, const float* b, int64_t n) {
 }
 
 // y[i] += a * x[i]
-NMT_VECTOR_CLONES void axpy(float a, const float* x, float* y, int64_t n) {
+NMT_VECTOR_CLONES(void, axpy, (float a, const float* x, float* y, int64_t n), (a, x, y, n)) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
 }  // namespace
 
-NMT_VECTOR_CLONES void layer_norm(const float* x,
-                                  int64_t rows,
-                                  int64_t n,
-                                  const float* gamma,
-                                  const float* beta,
-                                  float eps,
-                                  float* y) {
+NMT_VECTOR_CLONES(void,
+                  layer_norm,
+                  (const float* x,
+                   int64_t rows,
+                   int64_t n,
+                   const float* gamma,
+                   const float* beta,
+                   float eps,
+                   float* y),
+                  (x, rows, n, gamma, beta, eps, y)) {
   const float inverse_n = 1.0f / static_cast<float>(n);
   for (int64_t r = 0; r < rows; ++r) {
     const float* in = x + r * n;
@@ -48,11 +51,14 @@ NMT_VECTOR_CLONES void layer_norm(const float* x,
   }
 }
 
-NMT_VECTOR_CLONES void add(float* x, const float* y, int64_t count) {
+NMT_VECTOR_CLONES(void, add, (float* x, const float* y, int64_t count), (x, y, count)) {
   for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
 
-NMT_VECTOR_CLONES void activate(Activation activation, float* x, int64_t count) {
+NMT_VECTOR_CLONES(void,
+                  activate,
+                  (Activation activation, float* x, int64_t count),
+                  (activation, x, count)) {
   switch (activation) {
     case Activation::kRelu:
       for (int64_t i = 0; i < count; ++i) x[i] = std::max(x[i], 0.0f);

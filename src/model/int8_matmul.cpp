@@ -15,7 +15,7 @@ namespace {
 // The element loops below are the only per-element work outside the GEMM (NMT_VECTOR_CLONES).
 
 // max |x[k]|, vectorised (`omp simd`, compiled with -fopenmp-simd).
-NMT_VECTOR_CLONES float largest_magnitude(const float* x, int64_t n) {
+NMT_VECTOR_CLONES(float, largest_magnitude, (const float* x, int64_t n), (x, n)) {
   float largest = 0.0f;
 #pragma omp simd reduction(max : largest)
   for (int64_t k = 0; k < n; ++k) largest = std::max(largest, std::fabs(x[k]));
@@ -46,7 +46,10 @@ float quantize_row(const float* x, int64_t n, int8_t* out) {
 }
 
 // The activations' quantisation, written as q + 128 in unsigned bytes (the kernel's input).
-NMT_VECTOR_CLONES float quantize_row_shifted(const float* x, int64_t n, uint8_t* out) {
+NMT_VECTOR_CLONES(float,
+                  quantize_row_shifted,
+                  (const float* x, int64_t n, uint8_t* out),
+                  (x, n, out)) {
   return quantize(x, n, [out](int64_t k, int q) { out[k] = static_cast<uint8_t>(q + 128); });
 }
 

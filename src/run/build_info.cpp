@@ -50,6 +50,14 @@ std::string tier_line() {
                      cap ? fmt::format(" (NMT_CPU_ISA={} caps it)", tier_name(*cap)) : "");
 }
 
+// Which variant of nmt's element loops (src/vector_clones.h) runs.
+std::string vector_loops_line() {
+  if (!NMT_HAS_VECTOR_CLONES) return "baseline (this build compiles nmt's element loops once)";
+  return fmt::format(
+      "{} (nmt's element loops, built for avx512, avx2 and baseline, follow the tier)",
+      tier_name(vector_loop_tier()));
+}
+
 std::string bf16_line() {
   return cpu_has_avx512_bf16()
              ? "yes (this CPU has AVX512-BF16: the default for CPU training)"
@@ -68,11 +76,13 @@ std::string describe_build(const std::string& nmt_version) {
       "  int8          {}\n"
       "  bf16 on CPU   {}\n"
       "  CPU tier      {}\n"
+      "  vector loops  {}\n"
       "  CPU threads   {} hardware threads",
       nmt_version, TORCH_VERSION, cuda_line(),
       train::has_nccl() ? "yes (CUDA ranks train together)" : "no",
       train::has_gloo() ? "yes (CPU ranks train together)" : "no (Debian: libgloo-dev)",
-      int8_line(), bf16_line(), tier_line(), std::thread::hardware_concurrency());
+      int8_line(), bf16_line(), tier_line(), vector_loops_line(),
+      std::thread::hardware_concurrency());
 }
 
 }  // namespace nmt::run

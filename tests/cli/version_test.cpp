@@ -53,6 +53,13 @@ TEST(VersionTest, NmtCpuIsaCapsTheTier) {
   EXPECT_EQ(line_starting(result.output, "  bf16 on CPU"),
             "  bf16 on CPU   no (AVX512-BF16 is above this CPU tier: CPU training defaults to "
             "fp32)");
+  EXPECT_EQ(line_starting(result.output, "  vector loops"),
+            "  vector loops  avx2 (nmt's element loops, built for avx512, avx2 and baseline, "
+            "follow the tier)");
+  const auto baseline = testing::run_nmt_with_env("NMT_CPU_ISA=baseline", "--version");
+  EXPECT_EQ(line_starting(baseline.output, "  vector loops").rfind("  vector loops  baseline (", 0),
+            0u)
+      << baseline.output;
 #else
   GTEST_SKIP() << "the tiers are x86-64's";
 #endif
@@ -61,7 +68,8 @@ TEST(VersionTest, NmtCpuIsaCapsTheTier) {
 TEST(VersionTest, AnUnknownTierIsAnErrorNamingTheTiers) {
   const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --help");
   EXPECT_EQ(result.exit_code, 0) << "--help still answers: " << result.output;
-  const auto refused = testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --hyp /dev/null --ref /dev/null");
+  const auto refused =
+      testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --hyp /dev/null --ref /dev/null");
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("nmt: error: NMT_CPU_ISA: unknown tier 'avx3' (one of baseline, "
                                 "avx2, avx512, avx512_vnni, avx512_bf16, amx)"),
