@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Two builds of nmt under `nmt bench train`, alternating: ROUNDS rounds, the baseline then the
+# candidate in each, and a table of each build's target tokens/s per round, their means and the
+# ratio candidate / baseline. For a change to the training code that should not change its speed
+# (or should): build the baseline from the earlier commit first.
+#
+#   scripts/bench-train-ab.sh BASELINE_NMT CANDIDATE_NMT [OUT_DIR]
+#
+# Environment: ROUNDS (3), CONFIG (configs/tatoeba-en-es.json), BENCH_FLAGS (--steps 40 --warmup 5
+# --threads 2), NMT_CPU_ISA (passed on: the tier both builds run at). Writes OUT_DIR (default
+# data/benchmarks/train-ab-<UTC date>/): command.txt, machine.txt (date, CPU model and ISA flags,
+# tier, commit, both builds, load before), each run's JSON (baseline-1.json, candidate-1.json,
+# ...) and results.md. Figures mean something only on an otherwise idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/bench-train-ab.sh BASELINE_NMT CANDIDATE_NMT [OUT_DIR]"
+baseline=${1:?$usage}
+candidate=${2:?$usage}
+out=${3:-data/benchmarks/train-ab-$(date -u +%Y-%m-%d)}
+rounds=${ROUNDS:-3}
+config=${CONFIG:-configs/tatoeba-en-es.json}
+read -r -a flags <<< "${BENCH_FLAGS:---steps 40 --warmup 5 --threads 2}"
+for binary in "$baseline" "$candidate"; do
+  [[ -x "$binary" ]] || { echo "bench-train-ab: $binary is not an executable" >&2; exit 2; }
+done
+mkdir -p "$out"
+echo "scripts/bench-train-ab.sh $*  (ROUNDS=$rounds CONFIG=$config BENCH_FLAGS=${flags[*]}" \
+  "NMT_CPU_ISA=${NMT_CPU_ISA:-})" > "$out/command.txt"
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src include || echo ' (with changes)')"
+  lscpu | grep -E '^(Model name|CPU\(s\))'
+  echo "ISA flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx512_bf16|amx_int8|amx_tile|avx_vnni' \
+    /proc/cpuinfo | sort -u | tr '\n' ' ')"
+  for side in baseline candidate; do
+    binary=$baseline
+    [[ $side == candidate ]] && binary=$candidate
+    echo "$side: $binary, sha256 $(sha256sum "$binary" | cut -c1-16)"
+    "$binary" --version | sed 's/^/    /'
+  done
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/machine.txt"
+for round in $(seq "$rounds"); do
+  for side in baseline candidate; do
+    binary=$baseline
+    [[ $side == candidate ]] && binary=$candidate
+    echo "bench-train-ab: round $round, $side ($binary)" >&2
+    "$binary" -q bench train --config "$config" "${flags[@]}" --json > "$out/$side-$round.json"
+  done
+done
+python3 - "$out" "$rounds" > "$out/results.md" <<'PY'
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+speeds = {side: [json.load(open(f"{out}/{side}-{r}.json"))["tgt_tokens_per_s"]
+                 for r in range(1, rounds + 1)] for side in ("baseline", "candidate")}
+print("| round | baseline tgt tokens/s | candidate tgt tokens/s |")
+print("|---:|---:|---:|")
+for r in range(rounds):
+    print(f"| {r + 1} | {speeds['baseline'][r]:.1f} | {speeds['candidate'][r]:.1f} |")
+means = {side: statistics.mean(values) for side, values in speeds.items()}
+print(f"| mean | {means['baseline']:.1f} | {means['candidate']:.1f} |")
+print()
+print(f"candidate / baseline: {means['candidate'] / means['baseline']:.3f}; each side's spread "
+      f"(max - min) / mean: baseline {(max(speeds['baseline']) - min(speeds['baseline'])) / means['baseline']:.3f}, "
+      f"candidate {(max(speeds['candidate']) - min(speeds['candidate'])) / means['candidate']:.3f}")
+PY
+cat "$out/results.md"
+echo "bench-train-ab: record in $out" >&2
