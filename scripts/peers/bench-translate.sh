@@ -3,7 +3,7 @@
 # in one run, and a record of it:
 #
 #   scripts/peers/bench-translate.sh [--model RUN] [--n N] [--out DIR] [--threads "1 2"]
-#                                    [--strategies "greedy beam"]
+#                                    [--strategies "greedy beam"] [--tier avx2]
 #
 # RUN (default runs/latest) is exported with `nmt export --format ctranslate2`; the first N
 # (default 2000) sentences of its test split are translated greedily and with beam 5 by
@@ -18,7 +18,10 @@
 # measures a 1024 x 1024 GEMM afterwards, about 12 MiB; or CTranslate2's Python process). Both
 # stop a translation at 256 tokens (CTranslate2's default; nmt's own default is 2 x source + 10).
 #
-# The record, DIR (default data/benchmarks/peers-<UTC date>): command.txt, machine.txt (CPU model,
+# --tier avx2 holds both engines to the AVX2 tier, as on a CPU without AVX-512: NMT_CPU_ISA=avx2
+# for nmt (its kernels, defaults and libraries), CT2_FORCE_CPU_ISA=AVX2 for CTranslate2's own
+# kernels, MKL_ENABLE_INSTRUCTIONS=AVX2 and ONEDNN_MAX_CPU_ISA=AVX2 for the libraries under it.
+# The record, DIR (default data/benchmarks/peers-<UTC date>[-TIER]): command.txt, machine.txt (CPU model,
 # cores, date, versions), raw/ (every setting's JSON and hypotheses, the references), table.md and
 # results.json. Figures mean something only on an otherwise idle machine.
 # Environment: NMT (default build/src/nmt).
@@ -31,6 +34,7 @@ sentences=2000
 out=""
 threads_list="1 2"
 strategies="greedy beam"
+tier=""
 command_line="${NMT:+NMT=$NMT }$0 $*"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -39,6 +43,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --threads) threads_list=$2; shift 2 ;;
     --strategies) strategies=$2; shift 2 ;;
+    --tier) tier=$2; shift 2 ;;
     *) echo "bench-translate: unknown argument $1 (see the top of $0)" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +55,14 @@ if [[ ! -x $nmt ]]; then
   echo "bench-translate: no nmt binary at $nmt (build first or set NMT)" >&2
   exit 2
 fi
-out=${out:-$root/data/benchmarks/peers-$(date -u +%Y-%m-%d)}
+case $tier in
+  "") ;;
+  avx2)
+    export NMT_CPU_ISA=avx2 CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
+    ;;
+  *) echo "bench-translate: --tier: expected avx2, got '$tier'" >&2; exit 2 ;;
+esac
+out=${out:-$root/data/benchmarks/peers-$(date -u +%Y-%m-%d)${tier:+-$tier}}
 python=$("$root/scripts/peers/setup-venv.sh" ct2)
 helper=$root/scripts/peers/bench_translate.py
 
@@ -87,9 +99,16 @@ print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.js
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket)'
-  for flag in avx512_vnni avx512_bf16 amx_int8; do
+  for flag in avx2 avx512f avx512_vnni avx512_bf16 amx_int8 avx_vnni; do
     grep -qw "$flag" /proc/cpuinfo && echo "cpu flag: $flag" || echo "cpu flag: no $flag"
   done
+  if [[ -n $tier ]]; then
+    echo "tier: $tier (NMT_CPU_ISA=$NMT_CPU_ISA CT2_FORCE_CPU_ISA=$CT2_FORCE_CPU_ISA" \
+      "MKL_ENABLE_INSTRUCTIONS=$MKL_ENABLE_INSTRUCTIONS ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA)"
+  else
+    echo "tier: the CPU's own (no cap)"
+  fi
+  echo "commit: $(git -C "$root" rev-parse HEAD)"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "nmt: $("$nmt" --version)"
   "$python" -c 'import ctranslate2, sacrebleu, sentencepiece, sys
