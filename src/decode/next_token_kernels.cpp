@@ -55,9 +55,18 @@ NMT_VECTOR_CLONES(Normaliser,
   Normaliser z;
   z.largest = largest;
   if (largest == kImpossible) return z;
+  // Summed in blocks: one running sum per vector lane over a whole vocabulary drops the terms
+  // below half its ulp, and with 8 or 4 lanes (AVX2, the baseline) that lost 1.4e-5 of the
+  // log-normaliser on 8,000 logits, against 1e-6 with AVX-512's 16. A block's sum stays small.
+  constexpr int64_t kBlock = 128;
   float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t i = 0; i < n; ++i) sum += exp_non_positive(row[i] - largest);
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t end = std::min(n, start + kBlock);
+    float block = 0.0f;
+#pragma omp simd reduction(+ : block)
+    for (int64_t i = start; i < end; ++i) block += exp_non_positive(row[i] - largest);
+    sum += block;
+  }
   z.log_sum = std::log(sum);
   return z;
 }
