@@ -45,12 +45,14 @@ float quantize_row(const float* x, int64_t n, int8_t* out) {
   return quantize(x, n, [out](int64_t k, int q) { out[k] = static_cast<int8_t>(q); });
 }
 
-// The activations' quantisation, written as q + 128 in unsigned bytes (the kernel's input).
+// The activations' quantisation, written as the bytes of q + offset: q + 128, unsigned, for the
+// VNNI and AMX kernels; q itself, as signed bytes, for avx2_gemm (offset 0).
 NMT_VECTOR_CLONES(float,
-                  quantize_row_shifted,
-                  (const float* x, int64_t n, uint8_t* out),
-                  (x, n, out)) {
-  return quantize(x, n, [out](int64_t k, int q) { out[k] = static_cast<uint8_t>(q + 128); });
+                  quantize_row_for_kernel,
+                  (const float* x, int64_t n, int offset, uint8_t* out),
+                  (x, n, offset, out)) {
+  return quantize(x, n,
+                  [out, offset](int64_t k, int q) { out[k] = static_cast<uint8_t>(q + offset); });
 }
 
 }  // namespace
@@ -72,22 +74,61 @@ bool int8_gemm_uses_amx() {
 #endif
 }
 
-#ifdef NMT_WITH_VNNI_KERNEL
 namespace {
 
+#ifdef NMT_WITH_VNNI_KERNEL
 // The best of the three kernels this CPU (under NMT_CPU_ISA's cap) runs; all give the same bytes.
-Int8Kernel int8_kernel() {
-  static const Int8Kernel kernel = [] {
+class KernelChoice {
+ public:
+  KernelChoice() {
 #ifdef NMT_WITH_AMX_KERNEL
-    if (int8_gemm_uses_amx()) return &amx_gemm;
+    if (int8_gemm_uses_amx()) {
+      shifted_ = &amx_gemm;
+      return;
+    }
 #endif
-    return cpu_has_avx512_vnni() ? &vnni_gemm : &avx2_gemm;
-  }();
+    if (cpu_has_avx512_vnni()) shifted_ = &vnni_gemm;
+  }
+
+  // What the quantiser adds to q: 128 for the kernels of unsigned input, 0 for avx2_gemm's q.
+  int activation_offset() const { return shifted_ ? 128 : 0; }
+
+  void run(const uint8_t* activations,
+           int64_t m,
+           const PackedInt8Weight& w,
+           const float* row_scales,
+           const float* column_scales,
+           const float* bias,
+           float* y,
+           PanelRange panels) const {
+    if (shifted_) {
+      shifted_(activations, m, w, row_scales, column_scales, bias, y, panels);
+    } else {
+      avx2_gemm(reinterpret_cast<const int8_t*>(activations), m, w, row_scales, column_scales, bias,
+                y, panels);
+    }
+  }
+
+ private:
+  Int8Kernel shifted_ = nullptr;  // vnni_gemm or amx_gemm; null for avx2_gemm
+};
+
+const KernelChoice& int8_kernel() {
+  static const KernelChoice kernel;
   return kernel;
+}
+#endif
+
+// What the quantiser adds to q for this CPU's kernel.
+int activation_offset() {
+#ifdef NMT_WITH_VNNI_KERNEL
+  return int8_kernel().activation_offset();
+#else
+  return 128;
+#endif
 }
 
 }  // namespace
-#endif
 
 Int8Matrix quantize_rows(const at::Tensor& weight) {
   TORCH_CHECK(has_int8_matmul(), "int8 inference needs nmt's x86-64 int8 kernel");
@@ -121,19 +162,19 @@ void int8_gemm(const float* x,
   scratch.activations.resize(static_cast<std::size_t>(m * stride));
   scratch.row_scales.resize(static_cast<std::size_t>(m));
   for (int64_t i = 0; i < m; ++i) {
-    scratch.row_scales[static_cast<std::size_t>(i)] =
-        quantize_row_shifted(x + i * k, k, scratch.activations.data() + i * stride);
+    scratch.row_scales[static_cast<std::size_t>(i)] = quantize_row_for_kernel(
+        x + i * k, k, activation_offset(), scratch.activations.data() + i * stride);
   }
 #ifdef NMT_WITH_VNNI_KERNEL
+  const KernelChoice& kernel = int8_kernel();
   // The output columns are split among the caller's threads (a translator's --decode-threads);
   // each share is worth a thread only above about a million multiply-adds.
   const PanelRange panels = all_panels(weight.packed);
   const int64_t panel_work = std::max<int64_t>(1, m * stride * 64);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / panel_work);
-  const Int8Kernel kernel = int8_kernel();
   at::parallel_for(panels.begin, panels.end, grain, [&](int64_t begin, int64_t end) {
-    kernel(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
-           weight.scales.data(), bias, y, {begin, end});
+    kernel.run(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
+               weight.scales.data(), bias, y, {begin, end});
   });
 #else
   (void)bias;

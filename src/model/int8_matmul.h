@@ -34,7 +34,7 @@ Int8Matrix quantize_rows(const at::Tensor& weight);
 
 // Buffers int8_gemm reuses from one call to the next.
 struct Int8Scratch {
-  std::vector<uint8_t> activations;  // quantised inputs + 128, rows of packed.padded_cols
+  std::vector<uint8_t> activations;  // quantised inputs in the kernel's form, rows of padded_cols
   std::vector<float> row_scales;
 };
 

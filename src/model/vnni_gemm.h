@@ -42,7 +42,7 @@ struct PanelRange {
 // All of a packed weight's panels.
 PanelRange all_panels(const PackedInt8Weight& w);
 
-// The signature of the kernels below, which int8_gemm chooses among.
+// The signature of vnni_gemm and amx_gemm, which int8_gemm chooses between, or avx2_gemm.
 using Int8Kernel = void (*)(const uint8_t* activations,
                             int64_t m,
                             const PackedInt8Weight& w,
@@ -66,8 +66,10 @@ void vnni_gemm(const uint8_t* activations,
                PanelRange panels);
 
 // vnni_gemm's product with AVX2 instructions (model/avx2_gemm.cpp), for CPUs with AVX2
-// (cpu_has_avx2()) and without AVX512-VNNI: the same bytes from the same packed weights.
-void avx2_gemm(const uint8_t* activations,
+// (cpu_has_avx2()) and without AVX512-VNNI: the same bytes from the same packed weights, but from
+// q itself in signed bytes (activations), not q + 128: AVX2 multiplies exactly only signed values
+// of magnitude <= 127, and the quantiser writes either form at no cost.
+void avx2_gemm(const int8_t* activations,
                int64_t m,
                const PackedInt8Weight& w,
                const float* row_scales,
