@@ -1,4 +1,5 @@
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,9 +49,9 @@ struct BeamRule {
     const double rank = normalized(hypothesis.score, length);
     sentence.ended.push_back({std::move(hypothesis), rank});
     if (stop == BeamStop::kBest && static_cast<int64_t>(sentence.ended.size()) > beam_size) {
-      const auto worst = std::min_element(
-          sentence.ended.begin(), sentence.ended.end(),
-          [](const Ended& a, const Ended& b) { return a.rank < b.rank; });
+      const auto worst =
+          std::min_element(sentence.ended.begin(), sentence.ended.end(),
+                           [](const Ended& a, const Ended& b) { return a.rank < b.rank; });
       sentence.ended.erase(worst);
     }
   }
@@ -138,18 +139,25 @@ Candidates top_candidates(const at::Tensor& logits,
     // <PAD> and <SOS> (ids 0 and 1) are never generated: tokens from 2 on.
     static_assert(text::kPadId == 0 && text::kSosId == 1, "the first two ids are never generated");
     const at::Tensor all = logits.to(at::kFloat).contiguous();
-    for (std::size_t s = 0; s < live.size(); ++s) {
-      const auto first_row = static_cast<int64_t>(s) * beams;
-      kernels::best_continuations(all.data_ptr<float>() + first_row * candidates.vocab, beams,
-                                  candidates.vocab, beam_scores.data() + first_row, 2,
-                                  candidates.count, candidates.scores.data() + s * candidates.count,
-                                  candidates.indices.data() + s * candidates.count);
-    }
+    // Sentences are independent: the decoding threads share them, each writing its own slots.
+    const auto sentences = static_cast<int64_t>(live.size());
+    const int64_t grain = std::max<int64_t>(1, kernels::kRowsPerTask / beams);
+    at::parallel_for(0, sentences, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t s = begin; s < end; ++s) {
+        const int64_t first_row = s * beams;
+        kernels::best_continuations(all.data_ptr<float>() + first_row * candidates.vocab, beams,
+                                    candidates.vocab, beam_scores.data() + first_row, 2,
+                                    candidates.count,
+                                    candidates.scores.data() + s * candidates.count,
+                                    candidates.indices.data() + s * candidates.count);
+      }
+    });
     return candidates;
   }
   const at::Tensor log_probs = next_log_probs(logits);
-  const at::Tensor totals = (log_probs + at::tensor(beam_scores).to(logits.device()).unsqueeze(1))
-                                .view({static_cast<int64_t>(live.size()), beams * candidates.vocab});
+  const at::Tensor totals =
+      (log_probs + at::tensor(beam_scores).to(logits.device()).unsqueeze(1))
+          .view({static_cast<int64_t>(live.size()), beams * candidates.vocab});
   const auto [top_scores, top_indices] = totals.topk(candidates.count, -1);
   const at::Tensor scores = top_scores.cpu().contiguous();
   const at::Tensor indices = top_indices.cpu().contiguous();
@@ -179,11 +187,8 @@ struct NextStep {
 
 }  // namespace
 
-BeamSearch::BeamSearch(int64_t beam_size,
-                       double length_penalty,
-                       int64_t n_best,
-                       int64_t max_len,
-                       BeamStop stop)
+BeamSearch::BeamSearch(
+    int64_t beam_size, double length_penalty, int64_t n_best, int64_t max_len, BeamStop stop)
     : beam_size_(beam_size),
       length_penalty_(length_penalty),
       n_best_(n_best),

@@ -3,12 +3,17 @@
 // with 5 beams over 8,000 tokens would otherwise write and read back three [320, 8000] tensors per
 // step (log-probabilities, beam totals, top-k's working copy), 10 MB each, and fault fresh pages
 // for them; here each row is read while it is in cache. Compiled for AVX-512 and AVX2 as well as
-// the baseline. Private to src/decode; single-threaded; never throws.
+// the baseline. Private to src/decode; each call single-threaded (callers share rows among
+// threads); never throws.
 #pragma once
 
 #include <cstdint>
 
 namespace nmt::decode::kernels {
+
+// Rows of logits per task when the decoding threads share a step's rows: a row is a few thousand
+// exponentials, a task's start costs about as much as one.
+constexpr int64_t kRowsPerTask = 4;
 
 // log(sum_v exp(row[v])), computed as max + log(sum exp(row[v] - max)), for n >= 1 values.
 float log_normaliser(const float* row, int64_t n);

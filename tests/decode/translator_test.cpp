@@ -169,6 +169,38 @@ TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) 
   EXPECT_TRUE(torch::equal(model->forward(source, source), before));
 }
 
+// A translator's threads share each step's rows (greedy) and sentences (beam): one thread or two
+// give the same hypotheses and scores, in fp32 and in int8.
+TEST(TranslatorTest, ThreadsOfOneTranslatorLeaveResultsUnchanged) {
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(),
+                        text::CleanMode::kNotebook, torch::kCPU);
+  const std::vector<std::string> inputs = {"a b c d", "h g f", "b", "c d e f g", "e",
+                                           "d c",     "a a b", "g", "f e d c",   "b c"};
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  for (const Strategy strategy : {Strategy::kGreedy, Strategy::kBeam}) {
+    for (const Precision precision : {Precision::kFp32, Precision::kInt8}) {
+      if (precision == Precision::kInt8 && !(model::has_int8_inference() && cpu_has_avx2())) {
+        continue;
+      }
+      SearchOptions options;
+      options.strategy = strategy;
+      options.precision = precision;
+      options.batch_size = static_cast<int64_t>(inputs.size());
+      options.translators = 1;
+      options.threads = 1;
+      const TranslationReport one = translator.translate(inputs, options);
+      options.threads = 2;
+      const TranslationReport two = translator.translate(inputs, options);
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        EXPECT_EQ(two.results[i][0].ids, one.results[i][0].ids) << inputs[i];
+        EXPECT_EQ(two.results[i][0].score, one.results[i][0].score) << inputs[i];
+      }
+    }
+  }
+  at::set_num_threads(threads);
+}
+
 // Training and decoding share one model definition: searches through the CPU decoder give the
 // hypotheses of the model's own LibTorch step, in fp32 and int8 (bf16 rounds the two paths' inputs
 // apart; CpuDecoderTest compares its logits).
