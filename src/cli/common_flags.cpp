@@ -14,10 +14,11 @@ void add_decode_flags(ConfigFlags& flags) {
                      "Hypotheses kept per sentence by beam search");
   flags.add<double>("--length-penalty", "decode.length_penalty",
                     "Beam: rank by logprob / length^penalty (0 = raw logprob)");
-  flags.add<std::string>("--beam-stop", "decode.beam_stop",
-                         "Beam: first = done when beam-size hypotheses ended (fairseq, "
-                         "CTranslate2); best = while an open beam can still beat them "
-                         "(transformers' generate)")
+  flags
+      .add<std::string>("--beam-stop", "decode.beam_stop",
+                        "Beam: first = done when beam-size hypotheses ended (fairseq, "
+                        "CTranslate2); best = while an open beam can still beat them "
+                        "(transformers' generate)")
       ->check(CLI::IsMember({"first", "best"}));
   flags.add<int64_t>("--n-best", "decode.n_best", "Beam: hypotheses returned per sentence");
   flags.add<double>("--temperature", "decode.temperature", "Sampling: divide logits by this");
@@ -34,7 +35,7 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<int64_t>("--decode-threads", "decode.threads", "CPU: threads of each translator");
   flags.add<std::string>(
       "--precision", "decode.precision",
-      "Matrix products in fp32, bf16 or int8; auto: int8 on CPUs with AVX512-VNNI");
+      "Matrix products in fp32, bf16 or int8; auto: int8 on x86-64 CPUs with AVX2, else fp32");
 }
 
 void add_target_language_flag(ConfigFlags& flags) {

@@ -10,9 +10,9 @@
 
 namespace nmt::decode {
 
-Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_has_vnni) {
+Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_runs_int8) {
   if (precision != Precision::kAuto) return precision;
-  return !is_cuda && cpu_has_vnni ? Precision::kInt8 : Precision::kFp32;
+  return !is_cuda && cpu_runs_int8 ? Precision::kInt8 : Precision::kFp32;
 }
 
 namespace {

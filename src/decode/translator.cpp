@@ -155,12 +155,11 @@ void use_thread_count(int64_t threads) {
 }
 
 model::WeightForm decoding_form(Precision precision, const c10::Device& device) {
-  // nmt's int8 kernels are made of AVX512-VNNI or AVX2 instructions (model/vnni_gemm.h); int8 is
-  // the default where VNNI's are. At the AVX2 tier the AVX2 kernel beat fp32 greedily but not
-  // with beam 5 (data/benchmarks/peers-2026-11-27-avx2/), so fp32 stays the default there.
+  // nmt's int8 kernels are made of AMX, AVX512-VNNI or AVX2 instructions (model/vnni_gemm.h), all
+  // giving the same bytes; int8 is the default wherever one runs. At the AVX2 tier the AVX2 kernel
+  // beats fp32 greedily and with beam 5 (data/benchmarks/peers-2026-11-27-avx2-int8/).
   const bool has_int8 = model::has_int8_inference() && cpu_has_avx2();
-  const bool prefers_int8 = model::has_int8_inference() && cpu_has_avx512_vnni();
-  switch (resolve_precision(precision, device.is_cuda(), prefers_int8)) {
+  switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
     case Precision::kBf16:
       // LibTorch multiplies bf16 on the CPU through oneDNN, which has no bf16 kernel below
       // AVX-512 and fails with its own message ("could not create a primitive descriptor").

@@ -1,9 +1,9 @@
-// int8 matrix products for CPU inference on AVX512-VNNI (model/vnni_gemm.h). Weights are quantised
+// int8 matrix products for CPU inference (model/vnni_gemm.h's kernels). Weights are quantised
 // once, symmetrically per output row, and packed for the kernel; each input row is quantised
 // symmetrically when it arrives, so both scales factor out of the integer sums:
 //   y[i, j] = sx[i] * sw[j] * sum_k xq[i, k] wq[j, k] + b[j].
-// The kernel is built for x86-64 (NMT_WITH_VNNI_KERNEL) and runs only on CPUs with AVX512-VNNI
-// (callers check cpu_has_avx512_vnni()). Private to src/model.
+// The kernels are built for x86-64 (NMT_WITH_VNNI_KERNEL); the slowest needs AVX2 (callers check
+// cpu_has_avx2()). Private to src/model.
 #pragma once
 
 #include <ATen/core/Tensor.h>

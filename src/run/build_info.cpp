@@ -36,8 +36,7 @@ std::string int8_line() {
   }
   if (cpu_has_avx512_vnni()) return "yes (this CPU has AVX512-VNNI: the default for decoding)";
   if (cpu_has_avx2()) {
-    return fmt::format("yes (AVX2 kernel: {}, so decoding defaults to fp32)",
-                       lacking("AVX512-VNNI"));
+    return fmt::format("yes (AVX2 kernel: {}; the default for decoding)", lacking("AVX512-VNNI"));
   }
   return fmt::format("no ({})", lacking("AVX2"));
 }

@@ -48,8 +48,8 @@ TEST(VersionTest, NmtCpuIsaCapsTheTier) {
   EXPECT_EQ(line_starting(result.output, "  CPU tier"),
             "  CPU tier      avx2 (NMT_CPU_ISA=avx2 caps it)");
   EXPECT_EQ(line_starting(result.output, "  int8"),
-            "  int8          yes (AVX2 kernel: AVX512-VNNI is above this CPU tier, so decoding "
-            "defaults to fp32)");
+            "  int8          yes (AVX2 kernel: AVX512-VNNI is above this CPU tier; the default for "
+            "decoding)");
   EXPECT_EQ(line_starting(result.output, "  bf16 on CPU"),
             "  bf16 on CPU   no (AVX512-BF16 is above this CPU tier: CPU training defaults to "
             "fp32)");

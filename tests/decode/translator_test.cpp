@@ -314,15 +314,24 @@ TEST(EnsembleTest, TwoModelsDecodeTogetherAndTwoCopiesAgreeWithOne) {
       << "each member encodes every source";
 }
 
-TEST(DecodePrecisionTest, AutoIsInt8OnlyOnACpuWithVnni) {
-  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_vnni=*/true),
+TEST(DecodePrecisionTest, AutoIsInt8OnlyOnACpuThatRunsAnInt8Kernel) {
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_runs_int8=*/true),
             Precision::kInt8);
-  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_vnni=*/false),
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_runs_int8=*/false),
             Precision::kFp32);
-  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/true, /*cpu_has_vnni=*/true),
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/true, /*cpu_runs_int8=*/true),
             Precision::kFp32);
-  EXPECT_EQ(resolve_precision(Precision::kBf16, /*is_cuda=*/true, /*cpu_has_vnni=*/false),
+  EXPECT_EQ(resolve_precision(Precision::kBf16, /*is_cuda=*/true, /*cpu_runs_int8=*/false),
             Precision::kBf16);
+}
+
+// At the AVX2 tier auto decodes in int8, on the AVX2 kernel; at the baseline, in fp32.
+TEST(DecodePrecisionTest, AutoFollowsTheCpuTier) {
+  if (!(model::has_int8_inference() && cpu_has_avx2())) {
+    GTEST_SKIP() << "this build or CPU runs no int8 kernel";
+  }
+  EXPECT_EQ(decoding_form(Precision::kAuto, torch::kCPU), model::WeightForm::kInt8);
+  EXPECT_EQ(decoding_form(Precision::kFp32, torch::kCPU), model::WeightForm::kFp32);
 }
 
 }  // namespace

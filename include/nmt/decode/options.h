@@ -27,14 +27,14 @@ struct SearchOptions {
   double length_penalty = 1.0;  // beam: rank by logprob / length^length_penalty; 0 = raw logprob
   int64_t n_best = 1;           // hypotheses returned per sentence (at most beam_size)
   BeamStop beam_stop = BeamStop::kFirst;  // beam: when a sentence is done
-  int64_t max_len = 0;          // output tokens at most; 0 = 2 * source length + 10
-  double temperature = 1.0;     // sampling: divide logits by this
-  int64_t top_k = 0;            // sampling: keep the k most likely tokens; 0 disables
-  double top_p = 1.0;           // sampling: keep the smallest set with this much probability
-  uint64_t seed = 23;           // sampling generator seed
-  int64_t batch_size = 64;      // sentences decoded together
-  int64_t translators = 0;      // CPU: batches decoded side by side; 0 = CPU threads / threads
-  int64_t threads = 1;          // CPU: threads of each translator (its encoder and matrix products)
+  int64_t max_len = 0;                    // output tokens at most; 0 = 2 * source length + 10
+  double temperature = 1.0;               // sampling: divide logits by this
+  int64_t top_k = 0;                      // sampling: keep the k most likely tokens; 0 disables
+  double top_p = 1.0;       // sampling: keep the smallest set with this much probability
+  uint64_t seed = 23;       // sampling generator seed
+  int64_t batch_size = 64;  // sentences decoded together
+  int64_t translators = 0;  // CPU: batches decoded side by side; 0 = CPU threads / threads
+  int64_t threads = 1;      // CPU: threads of each translator (its encoder and matrix products)
   Precision precision =
       Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
   // Multi-target models (OPUS-MT's en-ROMANCE): the output language, whose tag (">>spa<<") goes
@@ -60,9 +60,10 @@ inline bool operator==(const SearchOptions& a, const SearchOptions& b) {
 
 inline bool operator!=(const SearchOptions& a, const SearchOptions& b) { return !(a == b); }
 
-// The format `precision` means on this machine: kAuto is int8 on a CPU with AVX512-VNNI and a
-// quantised engine, where it measured fastest at the same BLEU (docs/performance.md), and fp32
-// elsewhere (on CUDA, and on CPUs without the instructions). Explicit choices are kept.
-Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_has_vnni);
+// The format `precision` means on this machine: kAuto is int8 on a CPU that runs one of nmt's int8
+// kernels (AVX2 or above, x86-64), where it measured fastest at the same BLEU at each tier
+// (docs/performance.md), and fp32 elsewhere (on CUDA, and on CPUs without the instructions).
+// Explicit choices are kept.
+Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_runs_int8);
 
 }  // namespace nmt::decode

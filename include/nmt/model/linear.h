@@ -5,8 +5,8 @@
 //  - kFp32: at::linear on the fp32 weights (always while training).
 //  - kBf16: a bf16 copy of the weights; the input is cast to bf16 and the output is bf16.
 //  - kInt8: dynamic quantisation: the weights int8 per output row, each input row quantised when
-//    it arrives, integer products by nmt's AVX512-VNNI kernel on weights packed once
-//    (model/vnni_gemm.h); fp32 in and out. LibTorch's own
+//    it arrives, integer products by nmt's AMX, AVX512-VNNI or AVX2 kernel on weights packed
+//    once (model/vnni_gemm.h); fp32 in and out. LibTorch's own
 //    dynamic-quantised linear was measured and not used: its oneDNN path builds a new kernel for
 //    every input scale, about 1 ms a call (docs/performance.md).
 //
@@ -62,7 +62,7 @@ class LinearImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Linear);
 
-// True when this build has the int8 kernel (x86-64); it runs on CPUs with AVX512-VNNI.
+// True when this build has the int8 kernels (x86-64); they run on CPUs with AVX2.
 bool has_int8_inference();
 
 // True when int8 products run on AMX tiles here: the build has the AMX kernel and this CPU (and
