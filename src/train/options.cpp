@@ -27,6 +27,15 @@ bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16) {
 }
 
 bool uses_bf16(Precision precision, bool is_cuda) {
+  // LibTorch's CPU bf16 products go through oneDNN, which has no bf16 kernel below AVX-512: some
+  // shapes fall back, others fail with oneDNN's own message ("could not create a primitive
+  // descriptor iterator"), so bf16 is refused there before the first step.
+  if (precision == Precision::kBf16 && !is_cuda && cpu_tier() < CpuTier::kAvx512) {
+    throw ConfigError("train.precision",
+                      std::string("bf16 on the CPU needs AVX-512 (oneDNN's bf16 kernels), above "
+                                  "this CPU tier (") +
+                          tier_name(cpu_tier()) + "); use fp32 or auto");
+  }
   return uses_bf16(precision, is_cuda, cpu_has_avx512_bf16());
 }
 

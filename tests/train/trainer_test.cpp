@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "nmt/cpu_features.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "test_utils.h"
@@ -242,6 +243,7 @@ TEST(TrainerTest, LearnsTheCopyTaskAndWritesTheRunFiles) {
 // bf16 autocast on the CPU (fp32 master weights, Adam, loss and softmax) follows fp32 training
 // closely: the same copy task, the same steps, validation losses within 5% of each other.
 TEST(TrainerTest, Bf16OnTheCpuTrainsLikeFp32) {
+  if (cpu_tier() < CpuTier::kAvx512) GTEST_SKIP() << "bf16 on the CPU needs AVX-512";
   const std::atomic<bool> never{false};
   double valid_loss[2] = {0.0, 0.0};
   for (const Precision precision : {Precision::kFp32, Precision::kBf16}) {
@@ -265,6 +267,26 @@ TEST(PrecisionTest, AutoIsBf16OnlyOnACpuWithAvx512Bf16) {
   EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/false, /*cpu_has_bf16=*/false));
   EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/true, /*cpu_has_bf16=*/false));
   EXPECT_FALSE(uses_bf16(Precision::kFp32, /*is_cuda=*/false, /*cpu_has_bf16=*/true));
+}
+
+// Below AVX-512 (a CPU without it, or NMT_CPU_ISA=avx2 as in CI's second run) bf16 on the CPU is
+// refused with the key and the tier; above, it is used.
+TEST(PrecisionTest, Bf16OnTheCpuNeedsAvx512) {
+  if (cpu_tier() >= CpuTier::kAvx512) {
+    EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/false));
+    return;
+  }
+  try {
+    uses_bf16(Precision::kBf16, /*is_cuda=*/false);
+    ADD_FAILURE() << "bf16 was not refused";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              std::string("train.precision: bf16 on the CPU needs AVX-512 (oneDNN's bf16 "
+                          "kernels), above this CPU tier (") +
+                  tier_name(cpu_tier()) + "); use fp32 or auto");
+  }
+  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/false));
+  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/true));
 }
 
 TEST(TrainerTest, StopRequestSavesACheckpointAtTheCurrentBatch) {

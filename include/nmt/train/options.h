@@ -24,7 +24,7 @@ enum class Precision { kAuto, kFp32, kBf16 };
 // True when a pass on CUDA (is_cuda) or on a CPU with or without AVX512-BF16 runs under bf16
 // autocast.
 bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16);
-// The same on this machine's processor.
+// The same on this machine's processor. Throws ConfigError for bf16 on a CPU below AVX-512.
 bool uses_bf16(Precision precision, bool is_cuda);
 
 // Collective communication between the ranks of a distributed job (c10d): Gloo between CPU ranks,
