@@ -157,7 +157,8 @@ void use_thread_count(int64_t threads) {
 model::WeightForm decoding_form(Precision precision, const c10::Device& device) {
   // nmt's int8 kernels are made of AMX, AVX512-VNNI or AVX2 instructions (model/vnni_gemm.h), all
   // giving the same bytes; int8 is the default wherever one runs. At the AVX2 tier the AVX2 kernel
-  // beats fp32 greedily and with beam 5 (data/benchmarks/peers-2026-11-27-avx2-int8/).
+  // is 3.1x fp32 greedily and level with it with beam 5
+  // (data/benchmarks/peers-2026-11-27-avx2-int8/).
   const bool has_int8 = model::has_int8_inference() && cpu_has_avx2();
   switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
     case Precision::kBf16:
