@@ -106,14 +106,12 @@ NMT_AVX2 void columns_kernel(const int8_t* activations,
 
 }  // namespace
 
-void avx2_gemm(const int8_t* activations,
-               int64_t m,
-               const PackedInt8Weight& w,
-               const float* row_scales,
-               const float* column_scales,
-               const float* bias,
-               float* y,
-               PanelRange panels) {
+void avx2_gemm(const Int8Product& product, PanelRange panels) {
+  const PackedInt8Weight& w = *product.weight;
+  // This kernel's bytes are q itself (vnni_gemm.h).
+  const auto* activations = reinterpret_cast<const int8_t*>(product.activations);
+  const float* row_scales = product.row_scales;
+  const int64_t m = product.m;
   const int64_t steps = w.padded_cols / 4;
   const int64_t stride = w.padded_cols;
   constexpr int64_t kColumns = kVectors * kLanes;
@@ -124,9 +122,9 @@ void avx2_gemm(const int8_t* activations,
       if (first >= w.rows) break;
       Columns out{first,
                   std::min(kColumns, w.rows - first),
-                  column_scales + first,
-                  bias ? bias + first : nullptr,
-                  y + first,
+                  product.column_scales + first,
+                  product.bias ? product.bias + first : nullptr,
+                  product.y + first,
                   w.rows};
       const int8_t* weights = panel_weights + within * 4;
       int64_t row = 0;

@@ -83,34 +83,26 @@ class KernelChoice {
   KernelChoice() {
 #ifdef NMT_WITH_AMX_KERNEL
     if (int8_gemm_uses_amx()) {
-      shifted_ = &amx_gemm;
+      choose(&amx_gemm, 128);
       return;
     }
 #endif
-    if (cpu_has_avx512_vnni()) shifted_ = &vnni_gemm;
+    if (cpu_has_avx512_vnni()) choose(&vnni_gemm, 128);
   }
 
   // What the quantiser adds to q: 128 for the kernels of unsigned input, 0 for avx2_gemm's q.
-  int activation_offset() const { return shifted_ ? 128 : 0; }
+  int activation_offset() const { return activation_offset_; }
 
-  void run(const uint8_t* activations,
-           int64_t m,
-           const PackedInt8Weight& w,
-           const float* row_scales,
-           const float* column_scales,
-           const float* bias,
-           float* y,
-           PanelRange panels) const {
-    if (shifted_) {
-      shifted_(activations, m, w, row_scales, column_scales, bias, y, panels);
-    } else {
-      avx2_gemm(reinterpret_cast<const int8_t*>(activations), m, w, row_scales, column_scales, bias,
-                y, panels);
-    }
-  }
+  void run(const Int8Product& product, PanelRange panels) const { kernel_(product, panels); }
 
  private:
-  Int8Kernel shifted_ = nullptr;  // vnni_gemm or amx_gemm; null for avx2_gemm
+  void choose(Int8Kernel kernel, int activation_offset) {
+    kernel_ = kernel;
+    activation_offset_ = activation_offset;
+  }
+
+  Int8Kernel kernel_ = &avx2_gemm;
+  int activation_offset_ = 0;
 };
 
 const KernelChoice& int8_kernel() {
@@ -172,9 +164,15 @@ void int8_gemm(const float* x,
   const PanelRange panels = all_panels(weight.packed);
   const int64_t panel_work = std::max<int64_t>(1, m * stride * 64);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / panel_work);
+  const Int8Product product{scratch.activations.data(),
+                            m,
+                            &weight.packed,
+                            scratch.row_scales.data(),
+                            weight.scales.data(),
+                            bias,
+                            y};
   at::parallel_for(panels.begin, panels.end, grain, [&](int64_t begin, int64_t end) {
-    kernel.run(scratch.activations.data(), m, weight.packed, scratch.row_scales.data(),
-               weight.scales.data(), bias, y, {begin, end});
+    kernel.run(product, {begin, end});
   });
 #else
   (void)bias;

@@ -54,6 +54,17 @@ inline __mmask16 column_mask(const PanelOutput& out, int64_t first) {
                                                               : (1u << (out.columns - first)) - 1u);
 }
 
+// Where the outputs of the panel whose first column is `first` go.
+inline PanelOutput panel_output(const Int8Product& product, int64_t first) {
+  const PackedInt8Weight& w = *product.weight;
+  return {w.compensation.data() + first,
+          product.column_scales + first,
+          product.bias ? product.bias + first : nullptr,
+          std::min(kPanel, w.rows - first),
+          product.y + first,
+          w.rows};
+}
+
 // Rows [0, Rows) of the product for one panel: Rows x 4 accumulators of 16 columns, each step
 // multiplying 4 activations of every row by the panel's next 4 x 64 weights; then the sums, less
 // the compensation, scaled into the output.
@@ -179,14 +190,10 @@ NMT_AMX void amx_panel_block(
   _tile_stored(3, sums + 48, kSumStride);
 }
 
-NMT_AMX void amx_product(const uint8_t* activations,
-                         int64_t m,
-                         const PackedInt8Weight& w,
-                         const float* row_scales,
-                         const float* column_scales,
-                         const float* bias,
-                         float* y,
-                         PanelRange panels) {
+NMT_AMX void amx_product(const Int8Product& product, PanelRange panels) {
+  const PackedInt8Weight& w = *product.weight;
+  const uint8_t* activations = product.activations;
+  const int64_t m = product.m;
   const int64_t steps = w.padded_cols / 4;
   const int64_t stride = w.padded_cols;
   // A last block of fewer than 16 rows is copied into 16 rows, so that tile loads stay inside
@@ -203,12 +210,7 @@ NMT_AMX void amx_product(const uint8_t* activations,
   for (int64_t panel = panels.begin; panel < panels.end; ++panel) {
     const int8_t* weights = w.panels.data() + panel * steps * kPanel * 4;
     const int64_t first = panel * kPanel;
-    const PanelOutput out{w.compensation.data() + first,
-                          column_scales + first,
-                          bias ? bias + first : nullptr,
-                          std::min(kPanel, w.rows - first),
-                          y + first,
-                          w.rows};
+    const PanelOutput out = panel_output(product, first);
     for (int64_t row = 0; row < m; row += kTileRows) {
       const uint8_t* block = row < full_rows ? activations + row * stride : last_block.data();
       amx_panel_block(block, stride, weights, steps, sums);
@@ -223,7 +225,7 @@ NMT_AMX void amx_product(const uint8_t* activations,
             out.bias ? _mm512_maskz_loadu_ps(mask, out.bias + first_column) : __m512{};
         for (int64_t r = 0; r < rows; ++r) {
           store_outputs(_mm512_load_si512(sums + r * kPanel + first_column), shift,
-                        row_scales[row + r], scales, out.bias ? &biases : nullptr, mask,
+                        product.row_scales[row + r], scales, out.bias ? &biases : nullptr, mask,
                         out.y + (row + r) * out.y_stride + first_column);
         }
       }
@@ -263,39 +265,29 @@ PackedInt8Weight pack_int8_weight(const int8_t* weight, int64_t rows, int64_t co
 
 PanelRange all_panels(const PackedInt8Weight& w) { return {0, panel_count(w.rows)}; }
 
-void vnni_gemm(const uint8_t* activations,
-               int64_t m,
-               const PackedInt8Weight& w,
-               const float* row_scales,
-               const float* column_scales,
-               const float* bias,
-               float* y,
-               PanelRange panels) {
+void vnni_gemm(const Int8Product& product, PanelRange panels) {
+  const PackedInt8Weight& w = *product.weight;
   const int64_t steps = w.padded_cols / 4;
   const int64_t stride = w.padded_cols;
   for (int64_t panel = panels.begin; panel < panels.end; ++panel) {
     const int8_t* weights = w.panels.data() + panel * steps * kPanel * 4;
-    const int64_t first = panel * kPanel;
-    PanelOutput out{w.compensation.data() + first,
-                    column_scales + first,
-                    bias ? bias + first : nullptr,
-                    std::min(kPanel, w.rows - first),
-                    y + first,
-                    w.rows};
+    PanelOutput out = panel_output(product, panel * kPanel);
     int64_t row = 0;
-    for (; row + 4 <= m; row += 4, out.y += 4 * w.rows) {
-      panel_kernel<4>(activations + row * stride, stride, weights, steps, row_scales + row, out);
+    for (; row + 4 <= product.m; row += 4, out.y += 4 * w.rows) {
+      panel_kernel<4>(product.activations + row * stride, stride, weights, steps,
+                      product.row_scales + row, out);
     }
-    const uint8_t* rest = activations + row * stride;
-    switch (m - row) {
+    const uint8_t* rest = product.activations + row * stride;
+    const float* rest_scales = product.row_scales + row;
+    switch (product.m - row) {
       case 3:
-        panel_kernel<3>(rest, stride, weights, steps, row_scales + row, out);
+        panel_kernel<3>(rest, stride, weights, steps, rest_scales, out);
         break;
       case 2:
-        panel_kernel<2>(rest, stride, weights, steps, row_scales + row, out);
+        panel_kernel<2>(rest, stride, weights, steps, rest_scales, out);
         break;
       case 1:
-        panel_kernel<1>(rest, stride, weights, steps, row_scales + row, out);
+        panel_kernel<1>(rest, stride, weights, steps, rest_scales, out);
         break;
       default:
         break;
@@ -304,16 +296,7 @@ void vnni_gemm(const uint8_t* activations,
 }
 
 #ifdef NMT_WITH_AMX_KERNEL
-void amx_gemm(const uint8_t* activations,
-              int64_t m,
-              const PackedInt8Weight& w,
-              const float* row_scales,
-              const float* column_scales,
-              const float* bias,
-              float* y,
-              PanelRange panels) {
-  amx_product(activations, m, w, row_scales, column_scales, bias, y, panels);
-}
+void amx_gemm(const Int8Product& product, PanelRange panels) { amx_product(product, panels); }
 #endif
 
 }  // namespace nmt::model

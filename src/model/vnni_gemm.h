@@ -42,52 +42,36 @@ struct PanelRange {
 // All of a packed weight's panels.
 PanelRange all_panels(const PackedInt8Weight& w);
 
-// The signature of vnni_gemm and amx_gemm, which int8_gemm chooses between, or avx2_gemm.
-using Int8Kernel = void (*)(const uint8_t* activations,
-                            int64_t m,
-                            const PackedInt8Weight& w,
-                            const float* row_scales,
-                            const float* column_scales,
-                            const float* bias,
-                            float* y,
-                            PanelRange panels);
+// One product: y [m, weight->rows] = row_scales[i] * column_scales[j] * (q W^T)[i, j] + bias[j],
+// from the activations q [m, weight->cols] in bytes with row stride weight->padded_cols (the
+// padding bytes may hold anything). What the bytes hold depends on the kernel: q + 128, unsigned,
+// for vnni_gemm and amx_gemm; q itself, signed, for avx2_gemm. The integer sums are exact; the
+// scaling is (row_scale * column_scale) * sum, then + bias, in that order.
+struct Int8Product {
+  const uint8_t* activations = nullptr;
+  int64_t m = 0;
+  const PackedInt8Weight* weight = nullptr;
+  const float* row_scales = nullptr;     // m entries
+  const float* column_scales = nullptr;  // weight->rows entries
+  const float* bias = nullptr;           // weight->rows entries, or null
+  float* y = nullptr;
+};
 
-// y [m, w.rows] = row_scales[i] * column_scales[j] * (q W^T)[i, j] + bias[j] (bias may be null),
-// where activations holds q [m, w.cols] + 128 as unsigned bytes with row stride w.padded_cols (the
-// padding bytes may hold anything), for the output columns of `panels` only. The integer sums are
-// exact; the scaling is (row_scale * column_scale) * sum, then + bias, in that order.
-void vnni_gemm(const uint8_t* activations,
-               int64_t m,
-               const PackedInt8Weight& w,
-               const float* row_scales,
-               const float* column_scales,
-               const float* bias,
-               float* y,
-               PanelRange panels);
+// The signature of the kernels: the product's output columns in `panels` only.
+using Int8Kernel = void (*)(const Int8Product& product, PanelRange panels);
+
+// The product on AVX512-VNNI, from q + 128.
+void vnni_gemm(const Int8Product& product, PanelRange panels);
 
 // vnni_gemm's product with AVX2 instructions (model/avx2_gemm.cpp), for CPUs with AVX2
 // (cpu_has_avx2()) and without AVX512-VNNI: the same bytes from the same packed weights, but from
-// q itself in signed bytes (activations), not q + 128: AVX2 multiplies exactly only signed values
-// of magnitude <= 127, and the quantiser writes either form at no cost.
-void avx2_gemm(const int8_t* activations,
-               int64_t m,
-               const PackedInt8Weight& w,
-               const float* row_scales,
-               const float* column_scales,
-               const float* bias,
-               float* y,
-               PanelRange panels);
+// q itself in signed bytes, not q + 128: AVX2 multiplies exactly only signed values of magnitude
+// <= 127, and the quantiser writes either form at no cost.
+void avx2_gemm(const Int8Product& product, PanelRange panels);
 
 #ifdef NMT_WITH_AMX_KERNEL
-// vnni_gemm's product on AMX tiles, 16 rows at a time.
-void amx_gemm(const uint8_t* activations,
-              int64_t m,
-              const PackedInt8Weight& w,
-              const float* row_scales,
-              const float* column_scales,
-              const float* bias,
-              float* y,
-              PanelRange panels);
+// vnni_gemm's product on AMX tiles, 16 rows at a time, from q + 128.
+void amx_gemm(const Int8Product& product, PanelRange panels);
 #endif
 
 }  // namespace nmt::model

@@ -1,7 +1,7 @@
 // The int8 kernels' sums (AVX512-VNNI's, AVX2's and AMX's) are exactly the integer products of the
 // activations and the weights for every shape remainder; their outputs are those sums scaled by
-// row and column, plus the bias, so the three kernels give the same bytes, computed whole or a range
-// of output panels at a time.
+// row and column, plus the bias, so the three kernels give the same bytes, computed whole or a
+// range of output panels at a time.
 #include "model/vnni_gemm.h"
 
 #include <gtest/gtest.h>
@@ -49,15 +49,18 @@ void expect_exact_products(Int8Kernel kernel) {
         std::vector<float> sums(static_cast<std::size_t>(m * rows), -1.0f);
         std::vector<float> y(static_cast<std::size_t>(m * rows), -1.0f);
         const PanelRange panels = all_panels(packed);
-        kernel(activations.data(), m, packed, ones.data(), ones.data(), nullptr, sums.data(),
+        kernel({activations.data(), m, &packed, ones.data(), ones.data(), nullptr, sums.data()},
                panels);
-        kernel(activations.data(), m, packed, row_scales.data(), column_scales.data(), bias.data(),
-               y.data(), panels);
+        const Int8Product scaled_product{
+            activations.data(),   m,           &packed, row_scales.data(),
+            column_scales.data(), bias.data(), y.data()};
+        kernel(scaled_product, panels);
         // As threads share the work: the first panel, then the rest, give the same bytes.
         std::vector<float> y_in_parts(y.size(), -1.0f);
+        Int8Product in_parts = scaled_product;
+        in_parts.y = y_in_parts.data();
         for (const PanelRange part : {PanelRange{0, 1}, PanelRange{1, panels.end}}) {
-          kernel(activations.data(), m, packed, row_scales.data(), column_scales.data(),
-                 bias.data(), y_in_parts.data(), part);
+          kernel(in_parts, part);
         }
         ASSERT_EQ(y_in_parts, y) << "m " << m << ", rows " << rows << ", cols " << cols;
         for (int64_t i = 0; i < m; ++i) {
@@ -88,17 +91,12 @@ TEST(VnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
 }
 
 // avx2_gemm from the other kernels' input, q + 128: the same q in signed bytes.
-void avx2_gemm_from_shifted(const uint8_t* activations,
-                            int64_t m,
-                            const PackedInt8Weight& w,
-                            const float* row_scales,
-                            const float* column_scales,
-                            const float* bias,
-                            float* y,
-                            PanelRange panels) {
-  std::vector<int8_t> q(static_cast<std::size_t>(m * w.padded_cols));
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int8_t>(activations[i] ^ 0x80);
-  avx2_gemm(q.data(), m, w, row_scales, column_scales, bias, y, panels);
+void avx2_gemm_from_shifted(const Int8Product& product, PanelRange panels) {
+  std::vector<uint8_t> q(static_cast<std::size_t>(product.m * product.weight->padded_cols));
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = product.activations[i] ^ 0x80;
+  Int8Product from_q = product;
+  from_q.activations = q.data();
+  avx2_gemm(from_q, panels);
 }
 
 TEST(Avx2GemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
@@ -117,7 +115,8 @@ TEST(Avx2GemmTest, ExtremeValuesDoNotSaturate) {
       const float one = 1.0f;
       const std::vector<float> ones(16, 1.0f);
       std::vector<float> y(16);
-      avx2_gemm(activations.data(), 1, packed, &one, ones.data(), nullptr, y.data(),
+      avx2_gemm({reinterpret_cast<const uint8_t*>(activations.data()), 1, &packed, &one,
+                 ones.data(), nullptr, y.data()},
                 all_panels(packed));
       EXPECT_EQ(y, std::vector<float>(16, static_cast<float>(8 * sign * 127 * q)));
     }
