@@ -15,12 +15,12 @@
 namespace nmt::model {
 namespace {
 
-// Every remainder of rows m (VNNI's blocks of 4, AMX's 16), of output columns (panels of 64, AMX's
-// groups of 16) and of the shared dimension (steps of 4, AMX's stretches of 64).
+// Every remainder of rows m (VNNI's blocks of 4, AVX2's 6, AMX's 16), of output columns (panels of
+// 64, AMX's groups of 16) and of the shared dimension (steps of 4, AMX's stretches of 64).
 void expect_exact_products(Int8Kernel kernel) {
   std::mt19937 generator(5);
   std::uniform_int_distribution<int> value(-127, 127);
-  for (const int64_t m : {1, 2, 3, 4, 5, 7, 9, 16, 17, 35}) {
+  for (const int64_t m : {1, 2, 3, 4, 5, 6, 7, 9, 12, 16, 17, 35}) {
     for (const int64_t rows : {1, 16, 63, 64, 65, 130}) {
       for (const int64_t cols : {1, 3, 4, 6, 64, 68, 257}) {
         std::vector<int8_t> weight(static_cast<std::size_t>(rows * cols));
