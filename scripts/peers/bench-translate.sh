@@ -3,7 +3,7 @@
 # in one run, and a record of it:
 #
 #   scripts/peers/bench-translate.sh [--model RUN] [--n N] [--out DIR] [--threads "1 2"]
-#                                    [--strategies "greedy beam"] [--tier avx2]
+#                                    [--strategies "greedy beam"] [--tier avx2] [--rounds 3]
 #
 # RUN (default runs/latest) is exported with `nmt export --format ctranslate2`; the first N
 # (default 2000) sentences of its test split are translated greedily and with beam 5 by
@@ -11,6 +11,10 @@
 #                  memory, nmt eval for the translations)
 #   CTranslate2    float32 and int8, intra_threads 1 and 2, and two translators side by side with
 #                  one thread each (inter_threads 2) (scripts/peers/bench_translate.py)
+# Every setting is timed in each of --rounds rounds (default 3), the rounds one after the other, so
+# that both engines meet the same drift of a shared machine (this VM's speed wandered by up to 13%
+# within an hour); the table gives each setting's median round, raw/ every round. Records made
+# before --rounds existed (up to peers-2026-11-27-avx2-int8) timed each setting once.
 # Reported per setting: sentences/s, target tokens/s, peak RSS, and sacreBLEU (from .venv/ct2) of
 # the detokenised output against the split's references; a row whose BLEU is more than 0.3 from
 # nmt's fp32 BLEU with the same decoding is marked void. Each engine is timed after a warm-up and
@@ -35,6 +39,7 @@ out=""
 threads_list="1 2"
 strategies="greedy beam"
 tier=""
+rounds=3
 command_line="${NMT:+NMT=$NMT }$0 $*"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -44,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     --threads) threads_list=$2; shift 2 ;;
     --strategies) strategies=$2; shift 2 ;;
     --tier) tier=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     *) echo "bench-translate: unknown argument $1 (see the top of $0)" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +59,10 @@ if [[ ! -f $model/config.json ]]; then
 fi
 if [[ ! -x $nmt ]]; then
   echo "bench-translate: no nmt binary at $nmt (build first or set NMT)" >&2
+  exit 2
+fi
+if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
+  echo "bench-translate: --rounds: expected a positive whole number, got '$rounds'" >&2
   exit 2
 fi
 case $tier in
@@ -95,6 +105,7 @@ print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.js
 {
   echo "$command_line"
   echo "model: $(cd "$model" && pwd -P) ($sentences sentences of its test split)"
+  echo "rounds: $rounds"
 } > "$out/command.txt"
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -117,22 +128,24 @@ for module in (ctranslate2, sacrebleu, sentencepiece):
 print("python:", sys.version.split()[0])'
 } > "$out/machine.txt"
 
-# nmt: speed and memory from `nmt bench translate`, the translations from `nmt eval`; a setting
-# this machine cannot run (int8 without AVX512-VNNI) is recorded with nmt's message.
+# nmt: speed and memory from `nmt bench translate`, the translations from `nmt eval` (in the first
+# round); a setting this machine cannot run (bf16 below AVX-512) is recorded with nmt's message.
 run_nmt() {
-  local strategy=$1 precision=$2 threads=$3
+  local strategy=$1 precision=$2 threads=$3 round=$4
   local name=nmt-$strategy-$precision-t$threads
   local flags=(--model "$run" --strategy "$strategy" --beam-size 5 --precision "$precision"
                --threads "$threads" --device cpu --max-len 256)
-  echo "bench-translate: $name" >&2
+  echo "bench-translate: $name (round $round)" >&2
   local error=""
   if "$nmt" -q bench translate "${flags[@]}" --n "$sentences" --json > "$scratch/bench.json" \
     2> "$scratch/error.txt"; then
-    "$nmt" -q eval "${flags[@]}" --split test --out "$out/raw/$name.hyp.txt" --json > /dev/null
+    if [[ $round -eq 1 ]]; then
+      "$nmt" -q eval "${flags[@]}" --split test --out "$out/raw/$name.hyp.txt" --json > /dev/null
+    fi
   else
     error=$(tail -n 1 "$scratch/error.txt")
   fi
-  "$python" - "$scratch/bench.json" "$out/raw/$name.json" "$strategy" "$precision" "$threads" \
+  "$python" - "$scratch/bench.json" "$out/raw/$name.round$round.json" "$strategy" "$precision" "$threads" \
     "$("$nmt" --version | head -n 1)" "$error" <<'PY'
 import json, sys
 bench, out, strategy, precision, threads, engine, error = sys.argv[1:]
@@ -149,21 +162,25 @@ PY
 }
 
 run_ct2() {
-  local strategy=$1 compute_type=$2 intra=$3 inter=$4
+  local strategy=$1 compute_type=$2 intra=$3 inter=$4 round=$5
   local name=ct2-$strategy-$compute_type-intra$intra-inter$inter
-  echo "bench-translate: $name" >&2
+  echo "bench-translate: $name (round $round)" >&2
   "$python" "$helper" ct2 --model "$scratch/ct2" --src "$out/raw/sources.txt" \
     --tokenizer "$tokenizer" --strategy "$strategy" --beam-size 5 \
     --length-penalty "$length_penalty" --compute-type "$compute_type" --intra-threads "$intra" \
-    --inter-threads "$inter" --out "$out/raw/$name.hyp.txt" --json "$out/raw/$name.json"
+    --inter-threads "$inter" --out "$out/raw/$name.hyp.txt" --json "$out/raw/$name.round$round.json"
 }
 
-for strategy in $strategies; do
-  for threads in $threads_list; do
-    for precision in fp32 bf16 int8; do run_nmt "$strategy" "$precision" "$threads"; done
-    for compute_type in float32 int8; do run_ct2 "$strategy" "$compute_type" "$threads" 1; done
+for round in $(seq 1 "$rounds"); do
+  for strategy in $strategies; do
+    for threads in $threads_list; do
+      for precision in fp32 bf16 int8; do run_nmt "$strategy" "$precision" "$threads" "$round"; done
+      for compute_type in float32 int8; do
+        run_ct2 "$strategy" "$compute_type" "$threads" 1 "$round"
+      done
+    done
+    for compute_type in float32 int8; do run_ct2 "$strategy" "$compute_type" 1 2 "$round"; done
   done
-  for compute_type in float32 int8; do run_ct2 "$strategy" "$compute_type" 1 2; done
 done
 "$python" "$helper" table "$out"
 echo "bench-translate: record in $out" >&2

@@ -14,15 +14,17 @@ decoded form (what `nmt eval --out` writes) and a JSON result (sentences/s, targ
 peak RSS of this process).
 
 `table` scores every RECORD_DIR/raw/*.hyp.txt against RECORD_DIR/raw/references.txt with
-sacreBLEU, joins the speed results (RECORD_DIR/raw/*.json) and writes RECORD_DIR/results.json and
-RECORD_DIR/table.md; a row whose BLEU differs from nmt's fp32 BLEU with the same decoding by more
-than 0.3 is marked void.
+sacreBLEU, joins the speed results (RECORD_DIR/raw/NAME.roundN.json, one per round; NAME.json in
+records of one round) and writes RECORD_DIR/results.json and RECORD_DIR/table.md: each setting's
+median round (the faster middle one of an even number), and every round's sentences/s; a row
+whose BLEU differs from nmt's fp32 BLEU with the same decoding by more than 0.3 is marked void.
 """
 
 import argparse
 import glob
 import json
 import os
+import re
 import resource
 import time
 
@@ -106,16 +108,34 @@ def run_ct2(args):
         file.write("\n")
 
 
+def median_rounds(record):
+    """Each setting's median round, with every round's sentences/s, by setting name."""
+    rounds = {}
+    for path in sorted(glob.glob(os.path.join(record, "raw", "*.json"))):
+        name = re.sub(r"(\.round\d+)?\.json$", "", os.path.basename(path))
+        with open(path, encoding="utf-8") as file:
+            rounds.setdefault(name, []).append(json.load(file))
+    settings = {}
+    for name, results in rounds.items():
+        timed = sorted(
+            (result for result in results if "error" not in result),
+            key=lambda result: result["sentences_per_s"],
+            reverse=True,
+        )
+        row = dict(timed[(len(timed) - 1) // 2] if timed else results[0])
+        if timed:
+            row["rounds_sentences_per_s"] = [result["sentences_per_s"] for result in results]
+        row["name"] = name
+        settings[name] = row
+    return settings
+
+
 def write_table(record):
     import sacrebleu
 
     references = read_lines(os.path.join(record, "raw", "references.txt"))
     rows = []
-    for path in sorted(glob.glob(os.path.join(record, "raw", "*.json"))):
-        with open(path, encoding="utf-8") as file:
-            row = json.load(file)
-        name = os.path.basename(path)[: -len(".json")]
-        row["name"] = name
+    for name, row in sorted(median_rounds(record).items()):
         hypotheses_path = os.path.join(record, "raw", name + ".hyp.txt")
         if "error" not in row:
             hypotheses = read_lines(hypotheses_path)
@@ -133,22 +153,23 @@ def write_table(record):
             row["void"] = abs(difference) > VOID_BLEU_DIFFERENCE
     lines = [
         "| engine | decoding | precision | threads | sentences/s | target tokens/s "
-        "| peak RSS (MiB) | BLEU | vs nmt fp32 |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |",
+        "| peak RSS (MiB) | BLEU | vs nmt fp32 | sentences/s of each round |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for row in sorted(rows, key=lambda r: (r["strategy"], r["name"])):
         decoding = "greedy" if row["strategy"] == "greedy" else f"beam {row['beam_size']}"
         if "error" in row:
             lines.append(
                 f"| {row['engine']} | {decoding} | {row['precision']} | {row['threads']} "
-                f"| – | – | – | – | not run: {row['error']} |"
+                f"| – | – | – | – | not run: {row['error']} | – |"
             )
             continue
         verdict = f"{row['bleu_vs_nmt_fp32']:+.2f}" + (" **void**" if row["void"] else "")
+        each_round = ", ".join(f"{value:.1f}" for value in row["rounds_sentences_per_s"])
         lines.append(
             f"| {row['engine']} | {decoding} | {row['precision']} | {row['threads']} "
             f"| {row['sentences_per_s']:.1f} | {row['output_tokens_per_s']:.1f} "
-            f"| {row['peak_rss_mib']:.0f} | {row['bleu']:.2f} | {verdict} |"
+            f"| {row['peak_rss_mib']:.0f} | {row['bleu']:.2f} | {verdict} | {each_round} |"
         )
     with open(os.path.join(record, "table.md"), "w", encoding="utf-8") as file:
         file.write("\n".join(lines) + "\n")
