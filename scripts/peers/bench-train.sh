@@ -26,11 +26,16 @@
 #   --tools LIST       comma-separated, in order: nmt, onmt, joey, marian [nmt,onmt,joey, and
 #                      marian when MARIAN is set]
 #   --threads N        threads of every tool [2]
+#   --tier avx2        holds every tool to the AVX2 tier, as on a CPU without AVX-512:
+#                      NMT_CPU_ISA=avx2 for nmt, ATEN_CPU_CAPABILITY=avx2 for LibTorch's kernels
+#                      (nmt's and the peers' PyPI torch), OPENBLAS_CORETYPE=Haswell,
+#                      MKL_ENABLE_INSTRUCTIONS=AVX2 and ONEDNN_MAX_CPU_ISA=AVX2 for the libraries
+#                      under them [the CPU's own]; meta.json and training.md say which
 #   --cpus LIST        CPUs for taskset [0..threads-1]
 #   --nmt-precisions L nmt's training precisions in the quality comparison [auto]; the
 #                      throughput comparison always measures nmt in fp32 and in auto (bf16 on
 #                      CPUs with AVX512-BF16), since the peers train in fp32 on the CPU
-#   --out DIR          record directory [data/benchmarks/peers-<UTC date>]
+#   --out DIR          record directory [data/benchmarks/peers-train-<UTC date>[-TIER]]
 #   --work DIR         scratch: split, pieces, runs, checkpoints [runs/peers-<UTC date>]
 #   --skip-throughput, --skip-quality
 # A tool that cannot run (its environment cannot be made, it crashes, it finds no checkpoint)
@@ -53,6 +58,7 @@ tools=""
 threads=2
 cpus=""
 nmt_precisions=auto
+tier=""
 date_tag=$(date -u +%F)
 out=""
 work=""
@@ -69,6 +75,7 @@ while [[ $# -gt 0 ]]; do
     --warmup) warmup=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --tier) tier=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
     --nmt-precisions) nmt_precisions=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -89,8 +96,17 @@ for tool in ${tools//,/ }; do
     { echo "bench-train: unknown tool $tool (nmt, onmt, joey, marian)" >&2; exit 2; }
 done
 [[ -n $cpus ]] || cpus=0-$((threads - 1))
+case $tier in
+  "") tier_said="the CPU's own (no cap)" ;;
+  avx2)
+    export NMT_CPU_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell \
+      MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
+    tier_said="avx2 (NMT_CPU_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell"
+    tier_said+=" MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2)" ;;
+  *) echo "bench-train: --tier: expected avx2, got '$tier'" >&2; exit 2 ;;
+esac
 if [[ -z $out ]]; then
-  out=data/benchmarks/peers-$date_tag
+  out=data/benchmarks/peers-train-$date_tag${tier:+-$tier}
   if [[ -n $data ]] || (( budget < 600 )); then
     echo "bench-train: a check with --data or a budget under 600 s writes no record into" \
       "data/benchmarks/: give --out (and --work)" >&2
@@ -164,9 +180,14 @@ versions=$(mktemp)
 } > "$versions"
 lscpu > "$out/lscpu.txt"
 cpu_model=$(sed -n 's/^Model name: *//p' "$out/lscpu.txt" | head -1)
+cpu_flags=""
+for flag in avx2 avx512f avx512_vnni avx512_bf16 amx_int8 avx_vnni; do
+  grep -qw "$flag" /proc/cpuinfo && cpu_flags+="$flag " || cpu_flags+="no-$flag "
+done
 echo "$command_line" > "$out/command.txt"
 helper merge "$out/meta.json" --set "date=$(date -u +%FT%TZ)" --set "command=$command_line" \
-  --set "cpu=$cpu_model" --set "cores=$(nproc)" --set "threads=$threads" --set "cpus=$cpus" \
+  --set "cpu=$cpu_model" --set "cpu_flags=${cpu_flags% }" --set "tier=$tier_said" \
+  --set "commit=$(git rev-parse HEAD)" --set "cores=$(nproc)" --set "threads=$threads" --set "cpus=$cpus" \
   --set "budget=$budget" --set "steps=$steps" --set "warmup=$warmup" \
   --set "loadavg_start=$(loadavg)" --set "kernel=$(uname -r)" --set "versions@=$versions" \
   --set "data=${data:-the corpus of $config}, split by nmt prepare --config $config"

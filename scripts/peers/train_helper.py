@@ -394,6 +394,8 @@ def cmd_table(args):
     lines += [f"- machine: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; every tool "
               f"ran with {meta.get('threads', '?')} threads under `taskset -c {meta.get('cpus', '?')}`, "
               "one after the other",
+              f"- CPU flags: {meta.get('cpu_flags', '?')}; tier: {meta.get('tier', '?')}",
+              f"- commit: {meta.get('commit', '?')}",
               f"- load average before the run: {meta.get('loadavg_start', '?')}; after: "
               f"{meta.get('loadavg_end', '?')} (measure on an otherwise idle machine)",
               f"- command: `{meta.get('command', '')}`",
