@@ -2,12 +2,16 @@
 # Two builds of nmt under `nmt bench train`, alternating: ROUNDS rounds, the baseline then the
 # candidate in each, and a table of each build's target tokens/s per round, their means and the
 # ratio candidate / baseline. For a change to the training code that should not change its speed
-# (or should): build the baseline from the earlier commit first.
+# (or should): build the baseline from the earlier commit first. With CANDIDATE_FLAGS, one build
+# against itself under two settings, e.g. the scaling from 1 thread to 2:
 #
 #   scripts/bench-train-ab.sh BASELINE_NMT CANDIDATE_NMT [OUT_DIR]
+#   BENCH_FLAGS="--steps 20 --warmup 5 --threads 1" CANDIDATE_FLAGS="--steps 20 --warmup 5 \
+#     --threads 2" scripts/bench-train-ab.sh build/src/nmt build/src/nmt OUT_DIR
 #
 # Environment: ROUNDS (3), CONFIG (configs/tatoeba-en-es.json), BENCH_FLAGS (--steps 40 --warmup 5
-# --threads 2), NMT_CPU_ISA (passed on: the tier both builds run at). Writes OUT_DIR (default
+# --threads 2), CANDIDATE_FLAGS (the candidate's, BENCH_FLAGS when unset), NMT_CPU_ISA (passed on:
+# the tier both builds run at). Writes OUT_DIR (default
 # data/benchmarks/train-ab-<UTC date>/): command.txt, machine.txt (date, CPU model and ISA flags,
 # tier, commit, both builds, load before), each run's JSON (baseline-1.json, candidate-1.json,
 # ...) and results.md. Figures mean something only on an otherwise idle machine.
@@ -20,12 +24,13 @@ out=${3:-data/benchmarks/train-ab-$(date -u +%Y-%m-%d)}
 rounds=${ROUNDS:-3}
 config=${CONFIG:-configs/tatoeba-en-es.json}
 read -r -a flags <<< "${BENCH_FLAGS:---steps 40 --warmup 5 --threads 2}"
+read -r -a candidate_flags <<< "${CANDIDATE_FLAGS:-${flags[*]}}"
 for binary in "$baseline" "$candidate"; do
   [[ -x "$binary" ]] || { echo "bench-train-ab: $binary is not an executable" >&2; exit 2; }
 done
 mkdir -p "$out"
 echo "scripts/bench-train-ab.sh $*  (ROUNDS=$rounds CONFIG=$config BENCH_FLAGS=${flags[*]}" \
-  "NMT_CPU_ISA=${NMT_CPU_ISA:-})" > "$out/command.txt"
+  "CANDIDATE_FLAGS=${candidate_flags[*]} NMT_CPU_ISA=${NMT_CPU_ISA:-})" > "$out/command.txt"
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src include || echo ' (with changes)')"
@@ -42,10 +47,10 @@ echo "scripts/bench-train-ab.sh $*  (ROUNDS=$rounds CONFIG=$config BENCH_FLAGS=$
 } > "$out/machine.txt"
 for round in $(seq "$rounds"); do
   for side in baseline candidate; do
-    binary=$baseline
-    [[ $side == candidate ]] && binary=$candidate
-    echo "bench-train-ab: round $round, $side ($binary)" >&2
-    "$binary" -q bench train --config "$config" "${flags[@]}" --json > "$out/$side-$round.json"
+    binary=$baseline side_flags=("${flags[@]}")
+    [[ $side == candidate ]] && binary=$candidate side_flags=("${candidate_flags[@]}")
+    echo "bench-train-ab: round $round, $side ($binary ${side_flags[*]})" >&2
+    "$binary" -q bench train --config "$config" "${side_flags[@]}" --json > "$out/$side-$round.json"
   done
 done
 python3 - "$out" "$rounds" > "$out/results.md" <<'PY'
