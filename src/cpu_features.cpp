@@ -14,7 +14,7 @@
 namespace nmt {
 namespace {
 
-constexpr const char* kTierNames[] = {"baseline",    "avx2",        "avx512",
+constexpr const char* kTierNames[] = {"baseline",    "avx2",        "avx_vnni", "avx512",
                                       "avx512_vnni", "avx512_bf16", "amx"};
 
 const char* setting() {
@@ -41,6 +41,19 @@ bool allows(CpuTier tier) {
 #else
 #define NMT_HARDWARE_HAS(feature) false
 #endif
+
+// CPUID leaf 7, subleaf 1, EAX bit 4: read directly, since Clang 14's __builtin_cpu_supports does
+// not know the feature's name. Its 256-bit registers need the operating system's AVX state, which
+// the AVX2 check includes.
+bool hardware_has_avx_vnni() {
+#if defined(__x86_64__) && defined(__linux__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (eax & (1u << 4)) != 0 && NMT_HARDWARE_HAS("avx2");
+#else
+  return false;
+#endif
+}
 
 bool hardware_has_amx_int8() {
 #if defined(__x86_64__) && defined(__linux__)
@@ -91,6 +104,8 @@ std::string cpu_tier_problem() {
 
 bool cpu_has_avx2() { return allows(CpuTier::kAvx2) && NMT_HARDWARE_HAS("avx2"); }
 
+bool cpu_has_avx_vnni() { return allows(CpuTier::kAvxVnni) && hardware_has_avx_vnni(); }
+
 bool cpu_has_avx512_bf16() {
 #if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 11)
   return allows(CpuTier::kAvx512Bf16) && NMT_HARDWARE_HAS("avx512bf16");
@@ -110,6 +125,7 @@ CpuTier cpu_tier() {
   if (cpu_has_avx512_bf16()) return CpuTier::kAvx512Bf16;
   if (cpu_has_avx512_vnni()) return CpuTier::kAvx512Vnni;
   if (allows(CpuTier::kAvx512) && NMT_HARDWARE_HAS("avx512f")) return CpuTier::kAvx512;
+  if (cpu_has_avx_vnni()) return CpuTier::kAvxVnni;
   if (cpu_has_avx2()) return CpuTier::kAvx2;
   return CpuTier::kBaseline;
 }
@@ -118,18 +134,20 @@ CpuTier vector_loop_tier() {
   if (!NMT_HAS_VECTOR_CLONES) return CpuTier::kBaseline;
   const CpuTier tier = cpu_tier();
   if (tier >= CpuTier::kAvx512) return CpuTier::kAvx512;
-  return tier;
+  return tier >= CpuTier::kAvx2 ? CpuTier::kAvx2 : CpuTier::kBaseline;
 }
 
 bool cap_libraries_at_cpu_tier() {
   const std::optional<CpuTier> cap = cpu_tier_cap();
   if (!cap) return false;
-  // LibTorch knows default, avx2 and avx512; oneDNN the five tiers; OpenBLAS is capped only below
+  // LibTorch knows default, avx2 and avx512; oneDNN every tier; OpenBLAS is capped only below
   // AVX-512, where Haswell's kernels are the AVX2 ones (its own choice otherwise).
-  constexpr const char* kAten[] = {"default", "avx2", nullptr, nullptr, nullptr, nullptr};
+  constexpr const char* kAten[] = {"default", "avx2", "avx2", nullptr, nullptr, nullptr, nullptr};
   constexpr const char* kOneDnn[] = {
-      "SSE41", "AVX2", "AVX512_CORE", "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_AMX"};
-  constexpr const char* kOpenBlas[] = {"Nehalem", "Haswell", nullptr, nullptr, nullptr, nullptr};
+      "SSE41",          "AVX2", "AVX2_VNNI", "AVX512_CORE", "AVX512_CORE_VNNI", "AVX512_CORE_BF16",
+      "AVX512_CORE_AMX"};
+  constexpr const char* kOpenBlas[] = {"Nehalem", "Haswell", "Haswell", nullptr,
+                                       nullptr,   nullptr,   nullptr};
   const auto index = static_cast<std::size_t>(*cap);
   set_unless_given("ATEN_CPU_CAPABILITY", kAten[index]);
   set_unless_given("ONEDNN_MAX_CPU_ISA", kOneDnn[index]);

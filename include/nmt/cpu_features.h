@@ -8,11 +8,15 @@
 
 namespace nmt {
 
-// Instruction-set tiers, lowest first; each includes the ones below it. oneDNN's names for the
-// same levels: AVX2, AVX512_CORE, AVX512_CORE_VNNI, AVX512_CORE_BF16, AVX512_CORE_AMX.
-enum class CpuTier { kBaseline, kAvx2, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx };
+// Instruction-set tiers, lowest first, as caps: NMT_CPU_ISA=t allows the features of t and of
+// the tiers below it. oneDNN's names for the same levels: AVX2, AVX2_VNNI, AVX512_CORE,
+// AVX512_CORE_VNNI, AVX512_CORE_BF16, AVX512_CORE_AMX. The order is partial in silicon: AVX-VNNI
+// (Intel's client CPUs since Alder Lake, AMD's since Zen 5) is missing from many CPUs with
+// AVX-512 (Skylake-SP, Cascade Lake, Zen 4), so each feature is checked on its own.
+enum class CpuTier { kBaseline, kAvx2, kAvxVnni, kAvx512, kAvx512Vnni, kAvx512Bf16, kAmx };
 
-// NMT_CPU_ISA's name of a tier: "baseline", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx".
+// NMT_CPU_ISA's name of a tier: "baseline", "avx2", "avx_vnni", "avx512", "avx512_vnni",
+// "avx512_bf16", "amx".
 const char* tier_name(CpuTier tier);
 
 // The cap NMT_CPU_ISA sets, read once; nothing when it is unset, empty or not a tier's name.
@@ -27,8 +31,12 @@ CpuTier cpu_tier();
 
 // Each feature is reported only where the CPU has it and the tier that brings it is allowed.
 
-// AVX2: nmt's int8 kernel for CPUs without AVX512-VNNI (model/avx2_gemm.cpp).
+// AVX2: nmt's int8 kernel for CPUs without AVX512-VNNI or AVX-VNNI (model/avx2_gemm.cpp).
 bool cpu_has_avx2();
+
+// AVX-VNNI: int8 dot products on 256-bit vectors without AVX-512 (VEX-encoded vpdpbusd), which
+// nmt's int8 kernel uses on CPUs without AVX512-VNNI (model/vnni_gemm.h's avx_vnni_gemm).
+bool cpu_has_avx_vnni();
 
 // AVX512-BF16: bf16 dot products in hardware, which LibTorch's bf16 matrix products use.
 bool cpu_has_avx512_bf16();

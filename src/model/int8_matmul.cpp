@@ -77,7 +77,7 @@ bool int8_gemm_uses_amx() {
 namespace {
 
 #ifdef NMT_WITH_VNNI_KERNEL
-// The best of the three kernels this CPU (under NMT_CPU_ISA's cap) runs; all give the same bytes.
+// The best of the kernels this CPU (under NMT_CPU_ISA's cap) runs; all give the same bytes.
 class KernelChoice {
  public:
   KernelChoice() {
@@ -87,11 +87,19 @@ class KernelChoice {
       return;
     }
 #endif
-    if (cpu_has_avx512_vnni()) choose(&vnni_gemm, 128);
+    if (cpu_has_avx512_vnni()) {
+      choose(&vnni_gemm, 128);
+      return;
+    }
+#ifdef NMT_WITH_AVX_VNNI_KERNEL
+    if (cpu_has_avx_vnni()) choose(&avx_vnni_gemm, 128);
+#endif
   }
 
   // What the quantiser adds to q: 128 for the kernels of unsigned input, 0 for avx2_gemm's q.
   int activation_offset() const { return activation_offset_; }
+
+  bool runs(Int8Kernel kernel) const { return kernel_ == kernel; }
 
   void run(const Int8Product& product, PanelRange panels) const { kernel_(product, panels); }
 
@@ -121,6 +129,14 @@ int activation_offset() {
 }
 
 }  // namespace
+
+bool int8_gemm_uses_avx_vnni() {
+#ifdef NMT_WITH_AVX_VNNI_KERNEL
+  return int8_kernel().runs(&avx_vnni_gemm);
+#else
+  return false;
+#endif
+}
 
 Int8Matrix quantize_rows(const at::Tensor& weight) {
   TORCH_CHECK(has_int8_matmul(), "int8 inference needs nmt's x86-64 int8 kernel");

@@ -30,6 +30,10 @@ bool has_int8_matmul();
 // AVX512-VNNI instructions: the build has the AMX kernel and cpu_has_amx_int8().
 bool int8_gemm_uses_amx();
 
+// True when int8_gemm multiplies with AVX-VNNI's 256-bit instructions (model/vnni_gemm.h's
+// avx_vnni_gemm): the build has that kernel, and this CPU has AVX-VNNI but not AVX512-VNNI.
+bool int8_gemm_uses_avx_vnni();
+
 Int8Matrix quantize_rows(const at::Tensor& weight);
 
 // Buffers int8_gemm reuses from one call to the next.

@@ -12,6 +12,8 @@ bool has_int8_inference() { return has_int8_matmul(); }
 
 bool int8_runs_on_amx() { return int8_gemm_uses_amx(); }
 
+bool int8_runs_on_avx_vnni() { return int8_gemm_uses_avx_vnni(); }
+
 void InferenceWeight::prepare(WeightForm form,
                               const torch::Tensor& weight,
                               const torch::Tensor& bias) {

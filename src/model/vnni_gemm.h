@@ -10,8 +10,10 @@
 // are exactly sum_k q[i, k] w[j, k], as a signed int8 GEMM gives them. vnni_gemm requires a CPU
 // with AVX512-VNNI (cpu_has_avx512_vnni()); amx_gemm, built where the compiler knows AMX
 // (NMT_WITH_AMX_KERNEL), one with AMX-INT8 (cpu_has_amx_int8()) and computes the same sums on
-// Intel's tile unit; avx2_gemm one with AVX2 (cpu_has_avx2()), from the same packed weights. All
-// three give the same bytes. Private to src/model; never throws.
+// Intel's tile unit; avx_vnni_gemm, built by the same compilers (NMT_WITH_AVX_VNNI_KERNEL), one
+// with AVX-VNNI (cpu_has_avx_vnni()), on 256-bit vectors; avx2_gemm one with AVX2
+// (cpu_has_avx2()). All read the same packed weights and give the same bytes. Private to
+// src/model; never throws.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +70,17 @@ void vnni_gemm(const Int8Product& product, PanelRange panels);
 // q itself in signed bytes, not q + 128: AVX2 multiplies exactly only signed values of magnitude
 // <= 127, and the quantiser writes either form at no cost.
 void avx2_gemm(const Int8Product& product, PanelRange panels);
+
+#ifdef NMT_WITH_AVX_VNNI_KERNEL
+// vnni_gemm's product on 256-bit vectors with AVX-VNNI (Intel's client CPUs since Alder Lake, AMD's
+// since Zen 5), for CPUs without AVX512-VNNI, from q + 128 (model/avx_vnni_gemm.cpp).
+void avx_vnni_gemm(const Int8Product& product, PanelRange panels);
+
+// avx_vnni_gemm's source compiled for AVX512-VL's encoding of the same instruction, for CPUs with
+// AVX512-VNNI and AVX512-VL: never chosen (vnni_gemm is faster there), but it lets the tests check
+// avx_vnni_gemm's arithmetic on CPUs that lack AVX-VNNI.
+void avx512_vl_vnni_gemm(const Int8Product& product, PanelRange panels);
+#endif
 
 #ifdef NMT_WITH_AMX_KERNEL
 // vnni_gemm's product on AMX tiles, 16 rows at a time, from q + 128.

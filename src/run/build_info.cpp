@@ -35,6 +35,10 @@ std::string int8_line() {
     return "yes (this CPU has AVX512-VNNI and AMX-INT8: the default for decoding, on AMX tiles)";
   }
   if (cpu_has_avx512_vnni()) return "yes (this CPU has AVX512-VNNI: the default for decoding)";
+  if (model::int8_runs_on_avx_vnni()) {
+    return fmt::format("yes (AVX-VNNI kernel: {}; the default for decoding)",
+                       lacking("AVX512-VNNI"));
+  }
   if (cpu_has_avx2()) {
     return fmt::format("yes (AVX2 kernel: {}; the default for decoding)", lacking("AVX512-VNNI"));
   }

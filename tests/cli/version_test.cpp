@@ -4,6 +4,10 @@
 
 #include <string>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "test_utils.h"
 
 namespace nmt {
@@ -65,6 +69,35 @@ TEST(VersionTest, NmtCpuIsaCapsTheTier) {
 #endif
 }
 
+// NMT_CPU_ISA=avx_vnni allows AVX-VNNI but not AVX-512: int8 then runs on the AVX-VNNI kernel
+// where the CPU has AVX-VNNI, on the AVX2 kernel where it has not (AMD's Zen 4, Intel's Xeons
+// before Sapphire Rapids), and nmt's element loops on their AVX2 variant either way.
+TEST(VersionTest, TheAvxVnniTierRunsInt8OnAvxVnniWhereTheCpuHasIt) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") == 0) GTEST_SKIP() << "this CPU has no AVX2";
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool has_avx_vnni =
+      __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
+#ifdef NMT_EXPECTED_AVX_VNNI_KERNEL
+  const bool runs_avx_vnni = has_avx_vnni;
+#else
+  const bool runs_avx_vnni = false;
+#endif
+  const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx_vnni", "--version");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(line_starting(result.output, "  CPU tier"), std::string("  CPU tier      ") +
+                                                            (has_avx_vnni ? "avx_vnni" : "avx2") +
+                                                            " (NMT_CPU_ISA=avx_vnni caps it)");
+  EXPECT_EQ(line_starting(result.output, "  int8"),
+            std::string("  int8          yes (") + (runs_avx_vnni ? "AVX-VNNI" : "AVX2") +
+                " kernel: AVX512-VNNI is above this CPU tier; the default for decoding)");
+  EXPECT_EQ(line_starting(result.output, "  vector loops").rfind("  vector loops  avx2 (", 0), 0u)
+      << result.output;
+#else
+  GTEST_SKIP() << "the tiers are x86-64's";
+#endif
+}
+
 TEST(VersionTest, AnUnknownTierIsAnErrorNamingTheTiers) {
   const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --help");
   EXPECT_EQ(result.exit_code, 0) << "--help still answers: " << result.output;
@@ -72,7 +105,7 @@ TEST(VersionTest, AnUnknownTierIsAnErrorNamingTheTiers) {
       testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --hyp /dev/null --ref /dev/null");
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("nmt: error: NMT_CPU_ISA: unknown tier 'avx3' (one of baseline, "
-                                "avx2, avx512, avx512_vnni, avx512_bf16, amx)"),
+                                "avx2, avx_vnni, avx512, avx512_vnni, avx512_bf16, amx)"),
             std::string::npos)
       << refused.output;
 }

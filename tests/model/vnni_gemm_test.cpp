@@ -1,7 +1,7 @@
-// The int8 kernels' sums (AVX512-VNNI's, AVX2's and AMX's) are exactly the integer products of the
-// activations and the weights for every shape remainder; their outputs are those sums scaled by
-// row and column, plus the bias, so the three kernels give the same bytes, computed whole or a
-// range of output panels at a time.
+// The int8 kernels' sums (AVX512-VNNI's, AVX2's, AVX-VNNI's and AMX's) are exactly the integer
+// products of the activations and the weights for every shape remainder; their outputs are those
+// sums scaled by row and column, plus the bias, so the kernels give the same bytes, computed whole
+// or a range of output panels at a time.
 #include "model/vnni_gemm.h"
 
 #include <gtest/gtest.h>
@@ -15,8 +15,9 @@
 namespace nmt::model {
 namespace {
 
-// Every remainder of rows m (VNNI's blocks of 4, AVX2's 6, AMX's 16), of output columns (panels of
-// 64, AMX's groups of 16) and of the shared dimension (steps of 4, AMX's stretches of 64).
+// Every remainder of rows m (VNNI's blocks of 4, AVX2's and AVX-VNNI's 6, AMX's 16), of output
+// columns (panels of 64, AVX-VNNI's groups of 16, AMX's groups of 16) and of the shared dimension
+// (steps of 4, AMX's stretches of 64).
 void expect_exact_products(Int8Kernel kernel) {
   std::mt19937 generator(5);
   std::uniform_int_distribution<int> value(-127, 127);
@@ -121,6 +122,30 @@ TEST(Avx2GemmTest, ExtremeValuesDoNotSaturate) {
       EXPECT_EQ(y, std::vector<float>(16, static_cast<float>(8 * sign * 127 * q)));
     }
   }
+}
+
+TEST(AvxVnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {
+#ifdef NMT_WITH_AVX_VNNI_KERNEL
+  if (!cpu_has_avx_vnni()) {
+    GTEST_SKIP() << "this CPU has no AVX-VNNI (the kernel's source is checked on AVX512-VL below)";
+  }
+  expect_exact_products(avx_vnni_gemm);
+#else
+  GTEST_SKIP() << "built without the AVX-VNNI kernel (compiler older than GCC 11 / Clang 12)";
+#endif
+}
+
+// The AVX-VNNI kernel's source, compiled for AVX512-VL's encoding of the same instruction, where
+// the CPU lacks AVX-VNNI itself (AMD's Zen 4, Intel's Xeons before Sapphire Rapids).
+TEST(AvxVnniGemmTest, ItsSourceGivesExactSumsOnAvx512Vl) {
+#ifdef NMT_WITH_AVX_VNNI_KERNEL
+  if (!cpu_has_avx512_vnni() || __builtin_cpu_supports("avx512vl") == 0) {
+    GTEST_SKIP() << "this CPU (or NMT_CPU_ISA's tier) has no AVX512-VNNI with AVX512-VL";
+  }
+  expect_exact_products(avx512_vl_vnni_gemm);
+#else
+  GTEST_SKIP() << "built without the AVX-VNNI kernel (compiler older than GCC 11 / Clang 12)";
+#endif
 }
 
 TEST(AmxGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {

@@ -69,4 +69,8 @@ bool has_int8_inference();
 // its operating system) lets nmt use AMX-INT8.
 bool int8_runs_on_amx();
 
+// True when int8 products run with AVX-VNNI's 256-bit instructions here: the build has that kernel,
+// and this CPU has AVX-VNNI but not AVX512-VNNI.
+bool int8_runs_on_avx_vnni();
+
 }  // namespace nmt::model
