@@ -46,6 +46,15 @@ bool set_autocast(c10::DeviceType device, bool enabled, c10::ScalarType dtype) {
   return previous;
 }
 
+bool autocast_enabled(c10::DeviceType device) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  return at::autocast::is_autocast_enabled(device);
+#else
+  return device == c10::DeviceType::CPU ? at::autocast::is_cpu_enabled()
+                                        : at::autocast::is_enabled();
+#endif
+}
+
 at::Tensor generator_state(const c10::Device& device) {
   if (device.is_cuda()) {
     return at::globalContext().defaultGenerator(device).get_state();

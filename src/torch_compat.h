@@ -36,6 +36,9 @@ at::Tensor fused_attention(const at::Tensor& query,
 // previous state. Turning it off drops the cached low-precision copies of the weights.
 bool set_autocast(c10::DeviceType device, bool enabled, c10::ScalarType dtype);
 
+// Whether autocast is on for the CPU or CUDA.
+bool autocast_enabled(c10::DeviceType device);
+
 // State of the default random generator of a device (CPU or CUDA), as a byte tensor.
 at::Tensor generator_state(const c10::Device& device);
 void set_generator_state(const c10::Device& device, const at::Tensor& state);

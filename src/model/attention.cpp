@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/batched_products.h"
 #include "nmt/model/dropout.h"
 #include "nmt/text/vocab.h"
 #include "torch_compat.h"
@@ -42,14 +43,14 @@ AttentionOutput scaled_dot_product(const torch::Tensor& queries,
     return {compat::fused_attention(queries, keys, values, mask), {}};
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(queries.size(-1)));
-  torch::Tensor scores = torch::matmul(queries, keys.transpose(-2, -1)).mul_(scale);
+  torch::Tensor scores = batched_product(queries, keys.transpose(-2, -1)).mul_(scale);
   if (mask.defined())
     scores.masked_fill_(mask.logical_not(), -std::numeric_limits<float>::infinity());
   // Under bf16 autocast the scores are bf16; the softmax runs in fp32, where its exponentials and
   // sums keep their precision.
   torch::Tensor weights = torch::softmax(scores, -1, torch::kFloat);
   const torch::Tensor mixing = inverted_dropout(weights, dropout, /*train=*/true);
-  torch::Tensor output = torch::matmul(mixing.to(values.scalar_type()), values);
+  torch::Tensor output = batched_product(mixing.to(values.scalar_type()), values);
   return {output, need_weights ? weights : torch::Tensor()};
 }
 

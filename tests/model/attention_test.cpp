@@ -1,10 +1,12 @@
 #include "nmt/model/attention.h"
 
 #include <gtest/gtest.h>
+#include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
 #include <string>
 
+#include "model/batched_products.h"
 #include "torch_test_utils.h"
 
 namespace nmt::model {
@@ -97,6 +99,46 @@ TEST(MultiHeadAttentionTest, IncrementalSelfAttentionMatchesTheCausalFullPass) {
     EXPECT_TRUE(testing::all_close(step, full.narrow(1, t, 1), 1e-5)) << "position " << t;
   }
   EXPECT_EQ(cache.keys.size(2), 4);
+}
+
+// The direct BLAS path gives at::matmul's products and gradients, from operands laid out as
+// attention's are: heads split from a wider projection (row-major, strided), keys transposed
+// (column-major), and contiguous ones; every sentence and head its own values.
+TEST(BatchedProductTest, GivesMatmulsProductsAndGradientsForAttentionsLayouts) {
+  if (!batched_product_calls_blas()) {
+    GTEST_SKIP() << "this build calls at::matmul (LibTorch with MKL, or no CBLAS at build time)";
+  }
+  torch::manual_seed(11);
+  for (const int64_t rows : {1, 5, 17}) {
+    // [B, T, 3 * H * Dh] split as the self-attention's in_proj output is: queries and keys.
+    const auto projected = torch::randn({2, rows, 3 * 4 * 8}, torch::requires_grad());
+    const auto parts = projected.chunk(3, -1);
+    const auto split = [&](const torch::Tensor& x) {
+      return x.view({2, rows, 4, 8}).transpose(1, 2);
+    };
+    const torch::Tensor queries = split(parts[0]);
+    const torch::Tensor keys_t = split(parts[1]).transpose(-2, -1);
+    const auto mixing = torch::randn({2, 4, rows, rows}, torch::requires_grad());
+    const torch::Tensor values = split(parts[2]);
+
+    const torch::Tensor scores = batched_product(queries, keys_t);
+    const torch::Tensor mixed = batched_product(mixing, values);
+    const torch::Tensor expected_scores = torch::matmul(queries, keys_t);
+    const torch::Tensor expected_mixed = torch::matmul(mixing, values);
+    ASSERT_EQ(scores.sizes(), expected_scores.sizes());
+    EXPECT_TRUE(torch::allclose(scores, expected_scores, 1e-5, 1e-5)) << rows;
+    EXPECT_TRUE(torch::allclose(mixed, expected_mixed, 1e-5, 1e-5)) << rows;
+
+    const auto weights_a = torch::randn(scores.sizes());
+    const auto weights_b = torch::randn(mixed.sizes());
+    const auto gradients = torch::autograd::grad(
+        {(scores * weights_a).sum() + (mixed * weights_b).sum()}, {projected, mixing});
+    const auto expected = torch::autograd::grad(
+        {(expected_scores * weights_a).sum() + (expected_mixed * weights_b).sum()},
+        {projected, mixing});
+    EXPECT_TRUE(torch::allclose(gradients[0], expected[0], 1e-5, 1e-5)) << rows;
+    EXPECT_TRUE(torch::allclose(gradients[1], expected[1], 1e-5, 1e-5)) << rows;
+  }
 }
 
 }  // namespace
