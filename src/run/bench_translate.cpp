@@ -1,8 +1,10 @@
 // bench_translate of nmt/run/bench.h.
 #include <fmt/format.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 
 #include <chrono>
+#include <fstream>
 
 #include "nmt/data/dataset.h"
 #include "nmt/decode/translator.h"
@@ -11,8 +13,39 @@
 #include "nmt/run/bench.h"
 
 namespace nmt::run {
+namespace {
+
+// Translates the first kProfiledSentences of `sources` under LibTorch's profiler into `out`, on
+// the calling thread alone (one translator: the profiler sees the thread that enabled it, and
+// operators' own parallel regions inside their time). Returns the number translated.
+int64_t write_profile(decode::Translator& translator,
+                      const std::vector<std::string>& sources,
+                      decode::SearchOptions decoding,
+                      const c10::Device& device,
+                      const std::string& path,
+                      std::ofstream& out) {
+  const auto count = std::min<int64_t>(kProfiledSentences, static_cast<int64_t>(sources.size()));
+  decoding.translators = 1;
+  {
+    torch::autograd::profiler::RecordProfile profile(out);
+    translator.translate_cleaned({sources.begin(), sources.begin() + count}, decoding);
+    if (device.is_cuda()) torch::cuda::synchronize(device.index());
+  }
+  out.close();
+  if (!out) throw Error("--profile " + path + ": writing the trace failed");
+  return count;
+}
+
+}  // namespace
 
 nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options) {
+  std::ofstream profile_file;
+  if (!options.profile_path.empty()) {
+    // Opened before the benchmark, so that a bad path fails at once.
+    profile_file.open(options.profile_path);
+    if (!profile_file)
+      throw Error("--profile " + options.profile_path + ": cannot write this file");
+  }
   const std::string path = run.dir.file(options.split + ".tsv");
   const auto pairs = data::read_pairs(path);
   if (pairs.empty()) throw DataError(path, "no sentences to translate");
@@ -36,19 +69,26 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
   const double flops = translation_flops(run.config.model, run.tokenizers.target->size(),
                                          report.source_positions, report.step_rows);
   static constexpr const char* kFormNames[] = {"fp32", "bf16", "int8"};
-  return {{"device", describe_device(run.device)},
-          {"threads", run.threads},
-          {"strategy", config_to_json(run.config)["decode"]["strategy"]},
-          {"beam_size", decoding.beam_size},
-          {"batch_size", decoding.batch_size},
-          {"sentences", options.sentences},
-          {"seconds", seconds},
-          {"sentences_per_s", sentences / seconds},
-          {"output_tokens_per_s", static_cast<double>(report.output_tokens) / seconds},
-          {"precision", kFormNames[static_cast<int>(form)]},
-          {"peak_rss_mib", peak_rss_mib()},
-          {"gemm_peak_gflops", peak / 1e9},
-          {"mfu", flops / seconds / peak}};
+  nlohmann::json result = {
+      {"device", describe_device(run.device)},
+      {"threads", run.threads},
+      {"strategy", config_to_json(run.config)["decode"]["strategy"]},
+      {"beam_size", decoding.beam_size},
+      {"batch_size", decoding.batch_size},
+      {"sentences", options.sentences},
+      {"seconds", seconds},
+      {"sentences_per_s", sentences / seconds},
+      {"output_tokens_per_s", static_cast<double>(report.output_tokens) / seconds},
+      {"precision", kFormNames[static_cast<int>(form)]},
+      {"peak_rss_mib", peak_rss_mib()},
+      {"gemm_peak_gflops", peak / 1e9},
+      {"mfu", flops / seconds / peak}};
+  if (profile_file.is_open()) {
+    result["profiled_sentences"] = write_profile(translator, sources, decoding, run.device,
+                                                 options.profile_path, profile_file);
+    result["profile"] = options.profile_path;
+  }
+  return result;
 }
 
 std::string bench_translate_text(const nlohmann::json& result,

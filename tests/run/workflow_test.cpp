@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -392,12 +393,33 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
   }
 
   OpenedRun opened = open();
-  const BenchTranslateOptions options{"test", 20};
+  const BenchTranslateOptions options{"test", 20, ""};
   const nlohmann::json translate = bench_translate(opened, options);
   EXPECT_EQ(translate["sentences"], 20);
   EXPECT_GT(translate["sentences_per_s"].get<double>(), 0.0);
   EXPECT_NE(bench_translate_text(translate, opened, options).find("sentences/s"),
             std::string::npos);
+  EXPECT_FALSE(translate.contains("profile"));
+
+  BenchTranslateOptions profiled_translation{"test", 20, scratch_->file("translate-trace.json")};
+  const nlohmann::json with_profile = bench_translate(opened, profiled_translation);
+  EXPECT_EQ(with_profile["profiled_sentences"], 20);
+  EXPECT_EQ(with_profile["profile"], profiled_translation.profile_path);
+  std::ifstream trace_file(profiled_translation.profile_path);
+  const nlohmann::json trace = nlohmann::json::parse(trace_file);
+  ASSERT_TRUE(trace.is_array()) << "a Chrome trace: an array of events";
+  const bool has_operators = std::any_of(
+      trace.begin(), trace.end(),
+      [](const nlohmann::json& event) { return event.value("name", "").rfind("aten::", 0) == 0; });
+  EXPECT_TRUE(has_operators) << "LibTorch's operators are in the trace";
+  profiled_translation.profile_path = scratch_->file("no-such-directory/trace.json");
+  try {
+    bench_translate(opened, profiled_translation);
+    ADD_FAILURE() << "a trace in a missing directory was accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--profile " + profiled_translation.profile_path + ": cannot write this file");
+  }
 }
 
 // The benchmark trains through the trainer's own update path: with update_freq 2 an update takes

@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "nmt/run/config.h"
 #include "nmt/model/linear.h"
 #include "nmt/model/options.h"
+#include "nmt/run/config.h"
 #include "nmt/run/open_run.h"
 
 namespace nmt::run {
@@ -120,14 +120,21 @@ nlohmann::json to_json(const BenchTrainResult& result);
 // The same as lines for a person; `title` names the configuration.
 std::string bench_train_text(const BenchTrainResult& result, const std::string& title);
 
+// Sentences `nmt bench translate --profile` translates again under LibTorch's profiler.
+inline constexpr int64_t kProfiledSentences = 256;
+
 struct BenchTranslateOptions {
   std::string split = "test";  // the run's split whose sources are translated
   int64_t sentences = 1000;    // the split is repeated when it is shorter
+  // Non-empty: after the timed translation, the first kProfiledSentences (or all, when fewer) are
+  // translated again under LibTorch's profiler, which writes every operator into this file as a
+  // Chrome trace (scripts/profile-ops.py sums it per operator).
+  std::string profile_path;
 };
 
 // `nmt bench translate`: a JSON object with device, threads, strategy, beam_size, batch_size,
 // precision, sentences, seconds, sentences_per_s, output_tokens_per_s, peak_rss_mib,
-// gemm_peak_gflops (in that precision) and mfu.
+// gemm_peak_gflops (in that precision) and mfu; with a profile, profile and profiled_sentences.
 nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options);
 std::string bench_translate_text(const nlohmann::json& result,
                                  const OpenedRun& run,
