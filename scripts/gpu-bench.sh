@@ -8,13 +8,16 @@
 #   translate  a short training of the recommended configuration (NMT_TRAIN_SECONDS, default 100),
 #              its test scores, and translation throughput on the GPU (greedy and beam 5, fp32 and
 #              bf16, NMT_TRANSLATE_SENTENCES held-out sentences, default 2000)
+#   profile    after translate: greedy decoding of 256 sentences in fp32 and in bf16 under
+#              LibTorch's profiler with CUDA_LAUNCH_BLOCKING=1 (so each operator's time is its
+#              kernels'), the two summed per operator side by side
 #   train      a longer training of the recommended configuration (NMT_TRAIN_SECONDS, default 400)
 #   test       the whole ctest suite (browser tests excluded), stopped at NMT_GPU_DEADLINE seconds
 #              after the script started (default 540) so the call ends with its logs
 # Results, logs and machine.txt (GPU, CPU, commit, date) go to $OUT (or gpu-results/), in at most 8
 # files (what the device tool returns): machine.txt, build.log, cuda_tests.log, bench.jsonl (one
-# line per training benchmark, the notebook's first), train_tatoeba.log, eval_tatoeba.json,
-# translate.jsonl (one line per translation benchmark), test.log.
+# line per benchmark: training, the notebook's first, then translation), train_tatoeba.log,
+# eval_tatoeba.json, profile.md, test.log.
 #   scripts/gpu-bench.sh [STEP...]      (default: build cuda bench test)
 # The machine has no .git: pass the commit as NMT_COMMIT=$(git rev-parse HEAD) from the checkout.
 set -uo pipefail
@@ -28,6 +31,8 @@ reference=.deps/shared/reference/seed_transformer.py
 export LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export NMT_SHARED_DIR=$PWD/.deps/shared
 nmt=$build/src/nmt
+# What scripts/gpu-deps.sh packed, carried as one file.
+if [[ ! -d .deps && -f .deps.tar.xz ]]; then tar xJf .deps.tar.xz; fi
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(build cuda bench test)
 
@@ -55,7 +60,7 @@ step_cuda() {
 
 step_bench() {
   python3 scripts/notebook_cuda.py "$reference" --data "$data" --steps 300 > "$out/notebook.log" 2>&1
-  tail -1 "$out/notebook.log" | sed 's/^{/{"tool": "notebook", "batching": "batch_size 128", /' | tee "$out/bench.jsonl"
+  tail -1 "$out/notebook.log" | sed 's/^{/{"tool": "notebook", "batching": "batch_size 128", /' | tee -a "$out/bench.jsonl"
   rm "$out/notebook.log"
   local precision
   for precision in fp32 bf16; do
@@ -85,9 +90,19 @@ step_translate() {
     for strategy in greedy beam; do
       "$nmt" -q bench translate --model "$build/run-tatoeba" --device cuda --precision $precision \
         --strategy $strategy --beam-size 5 --n "${NMT_TRANSLATE_SENTENCES:-2000}" --json \
-        | tee -a "$out/translate.jsonl"
+        | tee -a "$out/bench.jsonl"
     done
   done
+}
+
+step_profile() {
+  local precision
+  for precision in fp32 bf16; do
+    CUDA_LAUNCH_BLOCKING=1 "$nmt" -q bench translate --model "$build/run-tatoeba" --device cuda \
+      --precision $precision --strategy greedy --n 256 --profile "$build/profile-$precision.json" --json
+  done
+  python3 scripts/profile-ops.py "$build/profile-fp32.json" "$build/profile-bf16.json" --steps 1 \
+    --top 30 | tee "$out/profile.md"
 }
 
 step_train() {
@@ -105,7 +120,7 @@ step_test() {
 record_machine
 for step in "${steps[@]}"; do
   if [[ $(type -t "step_$step") != function ]]; then
-    echo "gpu-bench: unknown step '$step' (build, cuda, bench, translate, train, test)" >&2
+    echo "gpu-bench: unknown step '$step' (build, cuda, bench, translate, profile, train, test)" >&2
     exit 2
   fi
   log "$step"

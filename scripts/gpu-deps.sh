@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run on a Debian 12 machine (with network access to its apt mirror): downloads the Debian packages
-# the offline GPU machine lacks and unpacks them into .deps/root, which `run --carry .deps` brings
-# along. The libraries need only libc and libstdc++ (cpp-httplib also OpenSSL and Brotli, which
+# the offline GPU machine lacks and unpacks them into .deps/root, packed into .deps.tar.xz, which
+# `run --carry .deps.tar.xz` brings along (the tree and .deps unpacked exceed the 64 MiB that
+# travel; scripts/gpu-bench.sh unpacks it there). The libraries need only libc and libstdc++ (cpp-httplib also OpenSSL and Brotli, which
 # come along). Also copies the shared Tatoeba data and the
 # reference script into .deps/shared so benchmarks can run there. .deps is git-ignored.
 set -euo pipefail
@@ -33,4 +34,5 @@ if [[ -d "$shared" ]]; then
   cp "$shared/data/tatoeba-en-es/eng-spa.tsv" .deps/shared/data/tatoeba-en-es/
   cp "$shared/reference/seed_transformer.py" .deps/shared/reference/
 fi
-du -sh .deps
+tar cJf .deps.tar.xz .deps
+du -sh .deps .deps.tar.xz
