@@ -1,6 +1,8 @@
 #include "nmt/run/training.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <torch/cuda.h>
 #include <torch/utils.h>
 
 #include <ctime>
@@ -206,6 +208,19 @@ void log_outcome(const TrainOutcome& outcome) {
 c10::Device rank_device(const Config& config, const train::RankPlacement& placement) {
   const c10::Device device = resolve_device(config.train.device);
   if (!device.is_cuda()) return device;
+  const auto gpus = static_cast<int>(torch::cuda::device_count());
+  if (placement.local_rank >= gpus) {
+    // Found on an H100 machine: two local ranks on one GPU ended in "CUDA error: invalid device
+    // ordinal" from the second.
+    throw ConfigError(
+        "train.device",
+        fmt::format("\"{}\" puts each rank on a GPU of its own, but rank {} of {} is number {} "
+                    "of the {} on a machine with {} CUDA device{}; start at most {} rank{} per "
+                    "machine, or train on the CPU (--device cpu)",
+                    config.train.device, placement.rank, placement.world_size,
+                    placement.local_rank + 1, placement.local_world_size, gpus,
+                    gpus == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s"));
+  }
   return {c10::kCUDA, static_cast<c10::DeviceIndex>(placement.local_rank)};
 }
 

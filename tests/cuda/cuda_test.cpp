@@ -10,6 +10,8 @@
 #include "nmt/crash_report.h"
 #include "nmt/decode/translator.h"
 #include "nmt/device.h"
+#include "nmt/error.h"
+#include "nmt/run/training.h"
 #include "nmt/text/vocab.h"
 #include "nmt/text/word_tokenizer.h"
 #include "nmt/train/checkpoint.h"
@@ -144,6 +146,34 @@ TEST(CudaTest, EachRankMakesItsOwnGpuCurrent) {
   for (c10::DeviceIndex index = devices - 1; index >= 0; --index) {
     make_current_device(torch::Device(torch::kCUDA, index));
     EXPECT_EQ(guard->getDevice(), torch::Device(torch::kCUDA, index));
+  }
+}
+
+// More local ranks than GPUs: a message naming the key and what to do, not CUDA's "invalid device
+// ordinal" from the rank without a GPU.
+TEST(CudaTest, ARankWithoutAGpuOfItsOwnIsAConfigurationError) {
+  SKIP_WITHOUT_CUDA();
+  const auto gpus = static_cast<int>(torch::cuda::device_count());
+  train::RankPlacement placement;
+  placement.rank = gpus;
+  placement.world_size = gpus + 1;
+  placement.local_rank = gpus;
+  placement.local_world_size = gpus + 1;
+  Config config;
+  config.train.device = "cuda";
+  EXPECT_EQ(run::rank_device(config, {}), torch::Device(torch::kCUDA, 0));
+  try {
+    run::rank_device(config, placement);
+    ADD_FAILURE() << "rank " << gpus << " was given a GPU on a machine with " << gpus;
+  } catch (const ConfigError& error) {
+    const std::string plural = gpus == 1 ? "" : "s";
+    EXPECT_EQ(std::string(error.what()),
+              "train.device: \"cuda\" puts each rank on a GPU of its own, but rank " +
+                  std::to_string(gpus) + " of " + std::to_string(gpus + 1) + " is number " +
+                  std::to_string(gpus + 1) + " of the " + std::to_string(gpus + 1) +
+                  " on a machine with " + std::to_string(gpus) + " CUDA device" + plural +
+                  "; start at most " + std::to_string(gpus) + " rank" + plural +
+                  " per machine, or train on the CPU (--device cpu)");
   }
 }
 

@@ -40,6 +40,7 @@ std::string job_config(const testing::ScratchDir& dir,
                                    std::to_string(dropout) + R"(},
       "train": {"batch_size": 32, "epochs": )" +
                                    std::to_string(epochs) + R"(, "threads": 1, "log_every": 1,
+                "device": "cpu",
                 "distributed": {"timeout": )" +
                                    std::to_string(timeout) + R"(, "bucket_mb": 0.05}}})");
 }

@@ -52,7 +52,8 @@ int exit_status(train::StopReason reason);
 // joins the others through c10d (blocking until all have come or the timeout passes); null
 // otherwise. Ranks other than 0 log warnings and errors only.
 std::shared_ptr<train::Communicator> join_job(const Config& config);
-// A rank's device: CUDA ranks take the GPU of their local rank; CPU ranks the CPU.
+// A rank's device: CUDA ranks take the GPU of their local rank (a ConfigError naming train.device
+// when the machine has fewer GPUs than local ranks); CPU ranks the CPU.
 c10::Device rank_device(const Config& config, const train::RankPlacement& placement);
 // A rank's CPU threads: the configured number, or an equal share of this machine's cores.
 int64_t rank_threads(int64_t configured, const train::RankPlacement& placement);
