@@ -10,10 +10,33 @@ namespace nmt::compat {
 
 bool has_fused_attention() { return TORCH_VERSION_MAJOR >= 2; }
 
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+namespace {
+
+// cuDNN's fused attention builds a graph for every new shape of its inputs (hundreds of
+// milliseconds each) and only then reuses it. nmt's shapes change with every batch and every
+// decoding step (the keys grow by one), so on an H100, where LibTorch 2.11 picks cuDNN for bf16,
+// greedy bf16 decoding ran 16x slower than fp32 while the same sentences again, their graphs
+// built, took no longer (record data/benchmarks/gpu-h100-2026-11-28/). The flash and
+// memory-efficient kernels need no such step.
+void keep_attention_off_cudnn() {
+  static const bool kept_off = [] {
+    at::globalContext().setSDPUseCuDNN(false);
+    return true;
+  }();
+  (void)kept_off;
+}
+
+}  // namespace
+#endif
+
 at::Tensor fused_attention(const at::Tensor& query,
                            const at::Tensor& key,
                            const at::Tensor& value,
                            const at::Tensor& mask) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  if (query.is_cuda()) keep_attention_off_cudnn();
+#endif
 #if TORCH_VERSION_MAJOR >= 2
   return at::scaled_dot_product_attention(
       query, key, value, mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt);

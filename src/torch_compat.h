@@ -26,7 +26,8 @@ using CollectiveBackend = ::c10d::ProcessGroup;
 bool has_fused_attention();
 
 // softmax(q k^T / sqrt(d) masked) v with LibTorch's fused kernel. q [B,H,T,Dh], k/v [B,H,S,Dh],
-// mask bool broadcastable to [B,H,T,S], true = may attend. Requires has_fused_attention().
+// mask bool broadcastable to [B,H,T,S], true = may attend. Requires has_fused_attention(). On a
+// GPU it turns LibTorch's cuDNN attention off for the process, once (see torch_compat.cpp).
 at::Tensor fused_attention(const at::Tensor& query,
                            const at::Tensor& key,
                            const at::Tensor& value,
