@@ -2,9 +2,9 @@
 # Run on a Debian 12 machine (with network access to its apt mirror): downloads the Debian packages
 # the offline GPU machine lacks and unpacks them into .deps/root, packed into .deps.tar.xz, which
 # `run --carry .deps.tar.xz` brings along (the tree and .deps unpacked exceed the 64 MiB that
-# travel; scripts/gpu-bench.sh unpacks it there). The libraries need only libc and libstdc++ (cpp-httplib also OpenSSL and Brotli, which
-# come along). Also copies the shared Tatoeba data and the
-# reference script into .deps/shared so benchmarks can run there. .deps is git-ignored.
+# travel; scripts/gpu-bench.sh unpacks it there). The libraries need only libc and libstdc++
+# (cpp-httplib also OpenSSL and Brotli, which come along). Also copies the shared Tatoeba data and
+# the reference script into .deps/shared so benchmarks can run there. .deps is git-ignored.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(libcli11-dev nlohmann-json3-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9

@@ -32,13 +32,14 @@ Command add_bench_translate(CLI::App& bench) {
       ->capture_default_str();
   command->add_flag("--json", args->is_json, "Print one JSON object");
   command
-      ->add_option("--profile", args->options.profile_path,
-                   "Then translate the first " + std::to_string(run::kProfiledSentences) +
-                       " sentences again, one batch at a time, under LibTorch's\n"
-                       "profiler and write"
-                       "every operator's time into FILE as a Chrome trace (chrome://tracing,\n"
-                       "Perfetto); scripts/profile-ops.py FILE sums it per operator. On a GPU,\n"
-                       "CUDA_LAUNCH_BLOCKING=1 makes each operator's time include its kernels'")
+      ->add_option(
+          "--profile", args->options.profile_path,
+          "Then translate the first " + std::to_string(run::kProfiledSentences) +
+              " sentences again, one batch at a time, under\n"
+              "LibTorch's profiler and write every operator's time into FILE as a Chrome\n"
+              "trace (chrome://tracing, Perfetto); scripts/profile-ops.py FILE sums it per\n"
+              "operator. On a GPU, CUDA_LAUNCH_BLOCKING=1 makes each operator's time\n"
+              "include its kernels'")
       ->type_name("FILE");
   add_decode_flags(*flags);
   add_runtime_flags(*flags);
