@@ -7,8 +7,8 @@
 #
 # RUN (default runs/latest) is exported with `nmt export --format ctranslate2`; the first N
 # (default 2000) sentences of its test split are translated greedily and with beam 5 by
-#   nmt            fp32, bf16 and int8, with 1 and 2 threads (nmt bench translate for speed and
-#                  memory, nmt eval for the translations)
+#   nmt            fp32, bf16, int8 and int8w7 (7-bit weights), with 1 and 2 threads (nmt bench
+#                  translate for speed and memory, nmt eval for the translations)
 #   CTranslate2    float32 and int8, intra_threads 1 and 2, and two translators side by side with
 #                  one thread each (inter_threads 2) (scripts/peers/bench_translate.py)
 # Every setting is timed in each of --rounds rounds (default 3), the rounds one after the other, so
@@ -174,7 +174,7 @@ run_ct2() {
 for round in $(seq 1 "$rounds"); do
   for strategy in $strategies; do
     for threads in $threads_list; do
-      for precision in fp32 bf16 int8; do run_nmt "$strategy" "$precision" "$threads" "$round"; done
+      for precision in fp32 bf16 int8 int8w7; do run_nmt "$strategy" "$precision" "$threads" "$round"; done
       for compute_type in float32 int8; do
         run_ct2 "$strategy" "$compute_type" "$threads" 1 "$round"
       done

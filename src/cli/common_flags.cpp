@@ -35,7 +35,9 @@ void add_decode_flags(ConfigFlags& flags) {
   flags.add<int64_t>("--decode-threads", "decode.threads", "CPU: threads of each translator");
   flags.add<std::string>(
       "--precision", "decode.precision",
-      "Matrix products in fp32, bf16 or int8; auto: int8 on x86-64 CPUs with AVX2, else fp32");
+      "Matrix products in fp32, bf16, int8 or int8w7 (int8 with 7-bit weights: faster on CPUs "
+      "without VNNI); auto: int8 on x86-64 CPUs with VNNI, int8w7 on those with only AVX2, else "
+      "fp32");
 }
 
 void add_target_language_flag(ConfigFlags& flags) {

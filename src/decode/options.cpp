@@ -10,9 +10,18 @@
 
 namespace nmt::decode {
 
-Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_runs_int8) {
+Precision resolve_precision(Precision precision, bool is_cuda, CpuInt8 cpu_int8) {
   if (precision != Precision::kAuto) return precision;
-  return !is_cuda && cpu_runs_int8 ? Precision::kInt8 : Precision::kFp32;
+  if (is_cuda) return Precision::kFp32;
+  switch (cpu_int8) {
+    case CpuInt8::kVnni:
+      return Precision::kInt8;
+    case CpuInt8::kAvx2:
+      return Precision::kInt8W7;
+    case CpuInt8::kNone:
+      break;
+  }
+  return Precision::kFp32;
 }
 
 namespace {

@@ -154,13 +154,23 @@ void use_thread_count(int64_t threads) {
   if (at::get_num_threads() != threads) at::set_num_threads(static_cast<int>(threads));
 }
 
+namespace {
+
+// nmt's int8 kernels are made of AMX, AVX512-VNNI, AVX-VNNI or AVX2 instructions
+// (model/vnni_gemm.h), all giving the same bytes for the same weights.
+CpuInt8 cpu_int8_kernels() {
+  if (!(model::has_int8_inference() && cpu_has_avx2())) return CpuInt8::kNone;
+  const bool vnni =
+      cpu_has_avx512_vnni() || model::int8_runs_on_amx() || model::int8_runs_on_avx_vnni();
+  return vnni ? CpuInt8::kVnni : CpuInt8::kAvx2;
+}
+
+}  // namespace
+
 model::WeightForm decoding_form(Precision precision, const c10::Device& device) {
-  // nmt's int8 kernels are made of AMX, AVX512-VNNI or AVX2 instructions (model/vnni_gemm.h), all
-  // giving the same bytes; int8 is the default wherever one runs. At the AVX2 tier the AVX2 kernel
-  // is 3.1x fp32 greedily and level with it with beam 5
-  // (data/benchmarks/peers-2026-11-27-avx2-int8/).
-  const bool has_int8 = model::has_int8_inference() && cpu_has_avx2();
-  switch (resolve_precision(precision, device.is_cuda(), has_int8)) {
+  const CpuInt8 cpu_int8 = cpu_int8_kernels();
+  const Precision resolved = resolve_precision(precision, device.is_cuda(), cpu_int8);
+  switch (resolved) {
     case Precision::kBf16:
       // LibTorch multiplies bf16 on the CPU through oneDNN, which has no bf16 kernel below
       // AVX-512 and fails with its own message ("could not create a primitive descriptor").
@@ -172,12 +182,13 @@ model::WeightForm decoding_form(Precision precision, const c10::Device& device) 
       }
       return model::WeightForm::kBf16;
     case Precision::kInt8:
-      if (device.is_cuda() || !has_int8) {
+    case Precision::kInt8W7:
+      if (device.is_cuda() || cpu_int8 == CpuInt8::kNone) {
         throw ConfigError(
-            "decode.precision: int8 needs the CPU, one with AVX2, and nmt built for x86-64; use "
-            "bf16 or fp32 here");
+            "decode.precision: int8 and int8w7 need the CPU, one with AVX2, and nmt built for "
+            "x86-64; use bf16 or fp32 here");
       }
-      return model::WeightForm::kInt8;
+      return resolved == Precision::kInt8 ? model::WeightForm::kInt8 : model::WeightForm::kInt8W7;
     case Precision::kAuto:
     case Precision::kFp32:
       break;

@@ -103,6 +103,18 @@ constexpr std::array<ColumnsKernel, sizeof...(Rows) + 1> remainder_kernels(
 }
 constexpr auto kRemainderKernels = remainder_kernels(std::make_integer_sequence<int, kRows>());
 
+// avx2_gemm_7bit: the 256-bit kernel of model/avx_vnni_kernel.inc with vpdpbusd's exact dot
+// product done by AVX2's three instructions, exact for weights of magnitude <= 63.
+namespace seven_bit {
+#define NMT_DOT_TARGET __attribute__((target("avx2")))
+NMT_DOT_TARGET inline __m256i dot_accumulate(__m256i sums, __m256i activations, __m256i weights) {
+  const __m256i pairs = _mm256_maddubs_epi16(activations, weights);
+  return _mm256_add_epi32(sums, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+}
+#include "model/avx_vnni_kernel.inc"
+#undef NMT_DOT_TARGET
+}  // namespace seven_bit
+
 }  // namespace
 
 void avx2_gemm(const Int8Product& product, PanelRange panels) {
@@ -136,6 +148,10 @@ void avx2_gemm(const Int8Product& product, PanelRange panels) {
       }
     }
   }
+}
+
+void avx2_gemm_7bit(const Int8Product& product, PanelRange panels) {
+  seven_bit::gemm(product, panels);
 }
 
 }  // namespace nmt::model

@@ -37,6 +37,7 @@ struct DecoderLinear {
         bias = inference.bias();
         break;
       case WeightForm::kInt8:
+      case WeightForm::kInt8W7:
         int8 = inference.int8_matrix();
         bias = inference.bias();
         break;
@@ -55,6 +56,7 @@ struct DecoderLinear {
         output.copy_(at::linear(input.to(at::kBFloat16), weight, bias));
         break;
       case WeightForm::kInt8:
+      case WeightForm::kInt8W7:
         int8_gemm(x, m, *int8, bias.data_ptr<float>(), y, scratch);
         break;
     }

@@ -29,20 +29,20 @@ inline float round_to_integer(float v) {
   return (v + kShifter) - kShifter;
 }
 
-// Row of n floats -> q = round(x / scale) in [-127, 127] with scale max|x| / 127, written through
-// store(k, q); returns the scale.
+// Row of n floats -> q = round(x / scale) in [-level, level] with scale max|x| / level, written
+// through store(k, q); returns the scale.
 template <class Store>
-float quantize(const float* x, int64_t n, const Store& store) {
+float quantize(const float* x, int64_t n, int level, const Store& store) {
   const float largest = largest_magnitude(x, n);
-  const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
+  const float scale = largest > 0.0f ? largest / static_cast<float>(level) : 1.0f;
   const float inverse = 1.0f / scale;
   for (int64_t k = 0; k < n; ++k) store(k, static_cast<int>(round_to_integer(x[k] * inverse)));
   return scale;
 }
 
-// The weights' quantisation, as int8.
-float quantize_row(const float* x, int64_t n, int8_t* out) {
-  return quantize(x, n, [out](int64_t k, int q) { out[k] = static_cast<int8_t>(q); });
+// The weights' quantisation, as int8 in [-level, level].
+float quantize_row(const float* x, int64_t n, int level, int8_t* out) {
+  return quantize(x, n, level, [out](int64_t k, int q) { out[k] = static_cast<int8_t>(q); });
 }
 
 // The activations' quantisation, written as the bytes of q + offset: q + 128, unsigned, for the
@@ -51,7 +51,7 @@ NMT_VECTOR_CLONES(float,
                   quantize_row_for_kernel,
                   (const float* x, int64_t n, int offset, uint8_t* out),
                   (x, n, offset, out)) {
-  return quantize(x, n,
+  return quantize(x, n, kInt8Level,
                   [out, offset](int64_t k, int q) { out[k] = static_cast<uint8_t>(q + offset); });
 }
 
@@ -77,40 +77,44 @@ bool int8_gemm_uses_amx() {
 namespace {
 
 #ifdef NMT_WITH_VNNI_KERNEL
-// The best of the kernels this CPU (under NMT_CPU_ISA's cap) runs; all give the same bytes.
+// A kernel and what the quantiser adds to q for it: 128 for the kernels of unsigned input, 0 for
+// avx2_gemm's q.
+struct Kernel {
+  Int8Kernel run = &avx2_gemm;
+  int activation_offset = 0;
+};
+
+// The best of the kernels this CPU (under NMT_CPU_ISA's cap) runs, for weights of either level;
+// for a given weight matrix all give the same bytes.
 class KernelChoice {
  public:
   KernelChoice() {
 #ifdef NMT_WITH_AMX_KERNEL
     if (int8_gemm_uses_amx()) {
-      choose(&amx_gemm, 128);
+      choose_for_both({&amx_gemm, 128});
       return;
     }
 #endif
     if (cpu_has_avx512_vnni()) {
-      choose(&vnni_gemm, 128);
+      choose_for_both({&vnni_gemm, 128});
       return;
     }
 #ifdef NMT_WITH_AVX_VNNI_KERNEL
-    if (cpu_has_avx_vnni()) choose(&avx_vnni_gemm, 128);
+    if (cpu_has_avx_vnni()) choose_for_both({&avx_vnni_gemm, 128});
 #endif
   }
 
-  // What the quantiser adds to q: 128 for the kernels of unsigned input, 0 for avx2_gemm's q.
-  int activation_offset() const { return activation_offset_; }
-
-  bool runs(Int8Kernel kernel) const { return kernel_ == kernel; }
-
-  void run(const Int8Product& product, PanelRange panels) const { kernel_(product, panels); }
-
- private:
-  void choose(Int8Kernel kernel, int activation_offset) {
-    kernel_ = kernel;
-    activation_offset_ = activation_offset;
+  const Kernel& for_level(int weight_level) const {
+    return weight_level == kInt7Level ? seven_bit_ : eight_bit_;
   }
 
-  Int8Kernel kernel_ = &avx2_gemm;
-  int activation_offset_ = 0;
+  bool runs(Int8Kernel kernel) const { return eight_bit_.run == kernel; }
+
+ private:
+  void choose_for_both(Kernel kernel) { eight_bit_ = seven_bit_ = kernel; }
+
+  Kernel eight_bit_{&avx2_gemm, 0};
+  Kernel seven_bit_{&avx2_gemm_7bit, 128};
 };
 
 const KernelChoice& int8_kernel() {
@@ -119,11 +123,12 @@ const KernelChoice& int8_kernel() {
 }
 #endif
 
-// What the quantiser adds to q for this CPU's kernel.
-int activation_offset() {
+// What the quantiser adds to q for this CPU's kernel for weights of the level.
+int activation_offset(int weight_level) {
 #ifdef NMT_WITH_VNNI_KERNEL
-  return int8_kernel().activation_offset();
+  return int8_kernel().for_level(weight_level).activation_offset;
 #else
+  (void)weight_level;
   return 128;
 #endif
 }
@@ -138,19 +143,22 @@ bool int8_gemm_uses_avx_vnni() {
 #endif
 }
 
-Int8Matrix quantize_rows(const at::Tensor& weight) {
+Int8Matrix quantize_rows(const at::Tensor& weight, int level) {
+  TORCH_CHECK(level == kInt8Level || level == kInt7Level, "quantize_rows: level ", level,
+              " is neither ", kInt8Level, " nor ", kInt7Level);
   TORCH_CHECK(has_int8_matmul(), "int8 inference needs nmt's x86-64 int8 kernel");
   const at::Tensor w = weight.detach().to(at::kFloat).contiguous().cpu();
   Int8Matrix matrix;
   matrix.rows = w.size(0);
   matrix.cols = w.size(1);
+  matrix.level = level;
   std::vector<int8_t> values(static_cast<std::size_t>(matrix.rows * matrix.cols));
   matrix.scales.resize(static_cast<std::size_t>(matrix.rows));
   const float* data = w.data_ptr<float>();
   at::parallel_for(0, matrix.rows, 64, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       matrix.scales[static_cast<std::size_t>(r)] =
-          quantize_row(data + r * matrix.cols, matrix.cols, values.data() + r * matrix.cols);
+          quantize_row(data + r * matrix.cols, matrix.cols, level, values.data() + r * matrix.cols);
     }
   });
 #ifdef NMT_WITH_VNNI_KERNEL
@@ -171,10 +179,10 @@ void int8_gemm(const float* x,
   scratch.row_scales.resize(static_cast<std::size_t>(m));
   for (int64_t i = 0; i < m; ++i) {
     scratch.row_scales[static_cast<std::size_t>(i)] = quantize_row_for_kernel(
-        x + i * k, k, activation_offset(), scratch.activations.data() + i * stride);
+        x + i * k, k, activation_offset(weight.level), scratch.activations.data() + i * stride);
   }
 #ifdef NMT_WITH_VNNI_KERNEL
-  const KernelChoice& kernel = int8_kernel();
+  const Kernel& kernel = int8_kernel().for_level(weight.level);
   // The output columns are split among the caller's threads (a translator's --decode-threads);
   // each share is worth a thread only above about a million multiply-adds.
   const PanelRange panels = all_panels(weight.packed);

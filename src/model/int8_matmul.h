@@ -15,10 +15,18 @@
 
 namespace nmt::model {
 
+// The largest magnitude a quantised weight may take: int8's full range, or 7 bits. Weights of at
+// most 63 let AVX2's fast multiply (vpmaddubsw) take the activations as q + 128, unsigned, and
+// still sum each pair exactly: 2 * 255 * 63 = 32130 < 32767 (avx2_gemm_7bit, model/vnni_gemm.h).
+// Every kernel gives the same bytes for the same weights, of either level.
+constexpr int kInt8Level = 127;
+constexpr int kInt7Level = 63;
+
 // A weight matrix [rows, cols] as int8 values packed for the kernel and one fp32 scale per row.
 struct Int8Matrix {
   int64_t rows = 0;
   int64_t cols = 0;
+  int level = kInt8Level;  // weights in [-level, level]
   PackedInt8Weight packed;
   std::vector<float> scales;  // per row: value * scale = weight
 };
@@ -34,7 +42,8 @@ bool int8_gemm_uses_amx();
 // avx_vnni_gemm): the build has that kernel, and this CPU has AVX-VNNI but not AVX512-VNNI.
 bool int8_gemm_uses_avx_vnni();
 
-Int8Matrix quantize_rows(const at::Tensor& weight);
+// Quantises weight [rows, cols] per row to [-level, level]; level is kInt8Level or kInt7Level.
+Int8Matrix quantize_rows(const at::Tensor& weight, int level);
 
 // Buffers int8_gemm reuses from one call to the next.
 struct Int8Scratch {

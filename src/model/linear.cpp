@@ -25,15 +25,16 @@ void InferenceWeight::prepare(WeightForm form,
   if (form == WeightForm::kBf16) {
     weight_ = weight.detach().to(torch::kBFloat16);
     bias_ = bias.detach().to(torch::kBFloat16);
-  } else if (form == WeightForm::kInt8) {
-    int8_ = std::make_shared<const Int8Matrix>(quantize_rows(weight));
+  } else if (form == WeightForm::kInt8 || form == WeightForm::kInt8W7) {
+    const int level = form == WeightForm::kInt8 ? kInt8Level : kInt7Level;
+    int8_ = std::make_shared<const Int8Matrix>(quantize_rows(weight, level));
     bias_ = bias.detach().to(torch::kFloat).contiguous();
   }
 }
 
 torch::Tensor InferenceWeight::apply(const torch::Tensor& x) const {
   if (form_ == WeightForm::kBf16) return at::linear(x.to(torch::kBFloat16), weight_, bias_);
-  TORCH_CHECK(form_ == WeightForm::kInt8, "InferenceWeight::apply without a prepared form");
+  TORCH_CHECK(int8_, "InferenceWeight::apply without a prepared form");
   // Leading dimensions are flattened into rows and restored.
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = int8_->rows;

@@ -71,6 +71,13 @@ void vnni_gemm(const Int8Product& product, PanelRange panels);
 // <= 127, and the quantiser writes either form at no cost.
 void avx2_gemm(const Int8Product& product, PanelRange panels);
 
+// The product with AVX2 instructions for weights of magnitude at most 63 (model/int8_matmul.h's
+// kInt7Level), from q + 128 as vnni_gemm: a pair of products is then at most 2 * 255 * 63, below
+// vpmaddubsw's saturation, so the sums are exact with 3 instructions per 32 products, where
+// avx2_gemm needs 5 for weights of the full range. For such weights every kernel gives the same
+// bytes; with larger ones this kernel's sums are wrong.
+void avx2_gemm_7bit(const Int8Product& product, PanelRange panels);
+
 #ifdef NMT_WITH_AVX_VNNI_KERNEL
 // vnni_gemm's product on 256-bit vectors with AVX-VNNI (Intel's client CPUs since Alder Lake, AMD's
 // since Zen 5), for CPUs without AVX512-VNNI, from q + 128 (model/avx_vnni_gemm.cpp).

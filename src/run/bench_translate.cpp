@@ -68,7 +68,7 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
   const double peak = measure_gemm_peak(run.device, form);
   const double flops = translation_flops(run.config.model, run.tokenizers.target->size(),
                                          report.source_positions, report.step_rows);
-  static constexpr const char* kFormNames[] = {"fp32", "bf16", "int8"};
+  static constexpr const char* kFormNames[] = {"fp32", "bf16", "int8", "int8w7"};
   nlohmann::json result = {
       {"device", describe_device(run.device)},
       {"threads", run.threads},

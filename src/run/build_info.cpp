@@ -40,7 +40,9 @@ std::string int8_line() {
                        lacking("AVX512-VNNI"));
   }
   if (cpu_has_avx2()) {
-    return fmt::format("yes (AVX2 kernel: {}; the default for decoding)", lacking("AVX512-VNNI"));
+    return fmt::format(
+        "yes (AVX2 kernels: {}; decoding defaults to int8w7, int8 with 7-bit weights)",
+        lacking("AVX512-VNNI"));
   }
   return fmt::format("no ({})", lacking("AVX2"));
 }

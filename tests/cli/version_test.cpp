@@ -43,7 +43,7 @@ TEST(VersionTest, NamesNmtLibTorchAndEveryFeatureOfThisBuild) {
 }
 
 // NMT_CPU_ISA caps what nmt uses, and --version says so; at the AVX2 tier int8 runs on the AVX2
-// kernel (model/avx2_gemm.cpp).
+// kernels (model/avx2_gemm.cpp) and decoding defaults to 7-bit weights.
 TEST(VersionTest, NmtCpuIsaCapsTheTier) {
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("avx2") == 0) GTEST_SKIP() << "this CPU has no AVX2";
@@ -51,9 +51,10 @@ TEST(VersionTest, NmtCpuIsaCapsTheTier) {
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(line_starting(result.output, "  CPU tier"),
             "  CPU tier      avx2 (NMT_CPU_ISA=avx2 caps it)");
-  EXPECT_EQ(line_starting(result.output, "  int8"),
-            "  int8          yes (AVX2 kernel: AVX512-VNNI is above this CPU tier; the default for "
-            "decoding)");
+  EXPECT_EQ(
+      line_starting(result.output, "  int8"),
+      "  int8          yes (AVX2 kernels: AVX512-VNNI is above this CPU tier; decoding defaults "
+      "to int8w7, int8 with 7-bit weights)");
   EXPECT_EQ(line_starting(result.output, "  bf16 on CPU"),
             "  bf16 on CPU   no (AVX512-BF16 is above this CPU tier: CPU training defaults to "
             "fp32)");
@@ -89,8 +90,10 @@ TEST(VersionTest, TheAvxVnniTierRunsInt8OnAvxVnniWhereTheCpuHasIt) {
                                                             (has_avx_vnni ? "avx_vnni" : "avx2") +
                                                             " (NMT_CPU_ISA=avx_vnni caps it)");
   EXPECT_EQ(line_starting(result.output, "  int8"),
-            std::string("  int8          yes (") + (runs_avx_vnni ? "AVX-VNNI" : "AVX2") +
-                " kernel: AVX512-VNNI is above this CPU tier; the default for decoding)");
+            runs_avx_vnni ? "  int8          yes (AVX-VNNI kernel: AVX512-VNNI is above this CPU "
+                            "tier; the default for decoding)"
+                          : "  int8          yes (AVX2 kernels: AVX512-VNNI is above this CPU "
+                            "tier; decoding defaults to int8w7, int8 with 7-bit weights)");
   EXPECT_EQ(line_starting(result.output, "  vector loops").rfind("  vector loops  avx2 (", 0), 0u)
       << result.output;
 #else

@@ -152,8 +152,8 @@ TEST(TranslatorTest, ParallelBatchesAndPrecisionsLeaveResultsAndModelUnchanged) 
       EXPECT_EQ(side_by_side.results[i][0].ids, in_order.results[i][0].ids) << inputs[i];
       EXPECT_EQ(side_by_side.results[i][0].score, in_order.results[i][0].score) << inputs[i];
     }
-    for (const Precision precision : {Precision::kBf16, Precision::kInt8}) {
-      if (precision == Precision::kInt8 && !(model::has_int8_inference() && cpu_has_avx2())) {
+    for (const Precision precision : {Precision::kBf16, Precision::kInt8, Precision::kInt8W7}) {
+      if (precision != Precision::kBf16 && !(model::has_int8_inference() && cpu_has_avx2())) {
         continue;
       }
       options.precision = precision;
@@ -179,8 +179,8 @@ TEST(TranslatorTest, ThreadsOfOneTranslatorLeaveResultsUnchanged) {
   const int threads = at::get_num_threads();
   at::set_num_threads(2);
   for (const Strategy strategy : {Strategy::kGreedy, Strategy::kBeam}) {
-    for (const Precision precision : {Precision::kFp32, Precision::kInt8}) {
-      if (precision == Precision::kInt8 && !(model::has_int8_inference() && cpu_has_avx2())) {
+    for (const Precision precision : {Precision::kFp32, Precision::kInt8, Precision::kInt8W7}) {
+      if (precision != Precision::kFp32 && !(model::has_int8_inference() && cpu_has_avx2())) {
         continue;
       }
       SearchOptions options;
@@ -202,8 +202,8 @@ TEST(TranslatorTest, ThreadsOfOneTranslatorLeaveResultsUnchanged) {
 }
 
 // Training and decoding share one model definition: searches through the CPU decoder give the
-// hypotheses of the model's own LibTorch step, in fp32 and int8 (bf16 rounds the two paths' inputs
-// apart; CpuDecoderTest compares its logits).
+// hypotheses of the model's own LibTorch step, in fp32 and both int8s (bf16 rounds the two paths'
+// inputs apart; CpuDecoderTest compares its logits).
 TEST(TranslatorTest, TheCpuDecoderSearchesAsTheModelsOwnStep) {
   auto model = testing::tiny_model(model::NormPosition::kPre, 12, 5);
   torch::manual_seed(9);
@@ -212,8 +212,9 @@ TEST(TranslatorTest, TheCpuDecoderSearchesAsTheModelsOwnStep) {
   GreedySearch greedy(12);
   BeamSearch beam(3, 1.0, 3, 12);
   c10::InferenceMode inference;
-  for (const model::WeightForm form : {model::WeightForm::kFp32, model::WeightForm::kInt8}) {
-    if (form == model::WeightForm::kInt8 && !model::has_int8_inference()) continue;
+  for (const model::WeightForm form :
+       {model::WeightForm::kFp32, model::WeightForm::kInt8, model::WeightForm::kInt8W7}) {
+    if (form != model::WeightForm::kFp32 && !model::has_int8_inference()) continue;
     model->set_inference_form(form);
     const model::CpuDecoder decoder(*model);
     for (const SearchStrategy* search :
@@ -314,23 +315,33 @@ TEST(EnsembleTest, TwoModelsDecodeTogetherAndTwoCopiesAgreeWithOne) {
       << "each member encodes every source";
 }
 
-TEST(DecodePrecisionTest, AutoIsInt8OnlyOnACpuThatRunsAnInt8Kernel) {
-  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_runs_int8=*/true),
+TEST(DecodePrecisionTest, AutoIsInt8WithVnniInt8W7WithOnlyAvx2AndFp32Elsewhere) {
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, CpuInt8::kVnni),
             Precision::kInt8);
-  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, /*cpu_runs_int8=*/false),
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, CpuInt8::kAvx2),
+            Precision::kInt8W7);
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/false, CpuInt8::kNone),
             Precision::kFp32);
-  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/true, /*cpu_runs_int8=*/true),
+  EXPECT_EQ(resolve_precision(Precision::kAuto, /*is_cuda=*/true, CpuInt8::kVnni),
             Precision::kFp32);
-  EXPECT_EQ(resolve_precision(Precision::kBf16, /*is_cuda=*/true, /*cpu_runs_int8=*/false),
+  EXPECT_EQ(resolve_precision(Precision::kBf16, /*is_cuda=*/true, CpuInt8::kNone),
             Precision::kBf16);
+  EXPECT_EQ(resolve_precision(Precision::kInt8, /*is_cuda=*/false, CpuInt8::kAvx2),
+            Precision::kInt8)
+      << "an explicit int8 keeps its 8-bit weights";
 }
 
-// At the AVX2 tier auto decodes in int8, on the AVX2 kernel; at the baseline, in fp32.
+// With VNNI auto decodes in int8; at the AVX2 tier in int8w7, on avx2_gemm_7bit; at the baseline,
+// in fp32.
 TEST(DecodePrecisionTest, AutoFollowsTheCpuTier) {
   if (!(model::has_int8_inference() && cpu_has_avx2())) {
     GTEST_SKIP() << "this build or CPU runs no int8 kernel";
   }
-  EXPECT_EQ(decoding_form(Precision::kAuto, torch::kCPU), model::WeightForm::kInt8);
+  const bool vnni =
+      cpu_has_avx512_vnni() || model::int8_runs_on_amx() || model::int8_runs_on_avx_vnni();
+  EXPECT_EQ(decoding_form(Precision::kAuto, torch::kCPU),
+            vnni ? model::WeightForm::kInt8 : model::WeightForm::kInt8W7);
+  EXPECT_EQ(decoding_form(Precision::kInt8W7, torch::kCPU), model::WeightForm::kInt8W7);
   EXPECT_EQ(decoding_form(Precision::kFp32, torch::kCPU), model::WeightForm::kFp32);
 }
 

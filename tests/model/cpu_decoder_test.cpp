@@ -30,6 +30,8 @@ struct Variant {
   int64_t decoder_layers = 0;
 };
 
+bool uses_int8(WeightForm form) { return form == WeightForm::kInt8 || form == WeightForm::kInt8W7; }
+
 Transformer variant_model(const Variant& variant) {
   TransformerOptions options = testing::tiny_options(variant.norm);
   options.tie_embeddings = variant.tie;
@@ -54,7 +56,7 @@ class CpuDecoderTest : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
   const Variant& variant = GetParam();
-  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  if (uses_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const torch::Tensor source =
@@ -82,7 +84,7 @@ TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
 
 TEST_P(CpuDecoderTest, GrowsItsCachesPastTheirFirstCapacity) {
   const Variant& variant = GetParam();
-  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  if (uses_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const torch::Tensor source = torch::tensor({4, 5, 6, 7}, torch::kLong).view({2, 2});
@@ -103,7 +105,7 @@ TEST_P(CpuDecoderTest, GrowsItsCachesPastTheirFirstCapacity) {
 
 TEST_P(CpuDecoderTest, AStateStartedAgainDecodesAsAFreshOne) {
   const Variant& variant = GetParam();
-  if (variant.form == WeightForm::kInt8 && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  if (uses_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const CpuDecoder decoder(*model);
@@ -143,6 +145,7 @@ INSTANTIATE_TEST_SUITE_P(
         // The products are the same integer GEMM as the LibTorch step's; the loops
         // around them sum in another order.
         Variant{"int8", NormPosition::kPre, true, true, true, WeightForm::kInt8, 1e-4},
+        Variant{"int8w7", NormPosition::kPre, true, true, true, WeightForm::kInt8W7, 1e-4},
         Variant{"bf16", NormPosition::kPost, false, false, false, WeightForm::kBf16, 1e-2},
         Variant{"gelu", NormPosition::kPre, false, false, false, WeightForm::kFp32, 1e-5,
                 Activation::kGelu},

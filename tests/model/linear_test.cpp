@@ -50,6 +50,10 @@ TEST(LinearTest, Bf16AndInt8FormsStayCloseToFp32AndTrainingIgnoresThem) {
     EXPECT_EQ(int8.scalar_type(), torch::kFloat);
     EXPECT_LT(relative_error(int8, fp32), 2e-2);
     EXPECT_GT(relative_error(int8, fp32), 0.0) << "the int8 form is really used";
+    linear->set_inference_form(WeightForm::kInt8W7);
+    const auto int8w7 = linear(x);
+    EXPECT_LT(relative_error(int8w7, fp32), 4e-2);
+    EXPECT_FALSE(torch::equal(int8w7, int8)) << "the weights really have 7 bits";
   }
   linear->train();
   EXPECT_TRUE(torch::equal(linear(x), fp32)) << "training always computes in fp32";
@@ -64,9 +68,15 @@ TEST(Int8MatmulTest, ExactOnValuesTheQuantisationRepresents) {
   const auto weight = torch::tensor({{127.0, -127.0, 0.0, 1.0}, {2.0, 4.0, -127.0, 127.0}});
   const auto x = torch::tensor({{127.0, 3.0, -5.0, -127.0}, {0.0, 0.0, 0.0, 0.0}});
   const auto bias = torch::tensor({0.5, -1.0});
-  const Int8Matrix matrix = quantize_rows(weight);
+  const Int8Matrix matrix = quantize_rows(weight, kInt8Level);
   EXPECT_EQ(matrix.scales, (std::vector<float>{1.0f, 1.0f}));
   EXPECT_TRUE(torch::equal(int8_linear(x, matrix, bias), torch::linear(x, weight, bias)));
+  // 7-bit weights: the largest magnitude of each row becomes 63.
+  const auto weight_of_7_bits = torch::tensor({{63.0, -63.0, 0.0, 1.0}, {2.0, 4.0, -63.0, 63.0}});
+  const Int8Matrix seven_bit = quantize_rows(weight_of_7_bits, kInt7Level);
+  EXPECT_EQ(seven_bit.scales, (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_TRUE(
+      torch::equal(int8_linear(x, seven_bit, bias), torch::linear(x, weight_of_7_bits, bias)));
 }
 
 // The product's output columns are shared among the threads: the bytes do not depend on how.
@@ -77,7 +87,7 @@ TEST(Int8MatmulTest, OneOrTwoThreadsGiveTheSameBytes) {
   const auto weight = torch::randn({1000, 96});
   const auto x = torch::randn({37, 96});
   const auto bias = torch::randn({1000});
-  const Int8Matrix matrix = quantize_rows(weight);
+  const Int8Matrix matrix = quantize_rows(weight, kInt8Level);
   const int threads = at::get_num_threads();
   at::set_num_threads(1);
   const auto one_thread = int8_linear(x, matrix, bias);

@@ -17,16 +17,17 @@ namespace {
 
 // Every remainder of rows m (VNNI's blocks of 4, AVX2's and AVX-VNNI's 6, AMX's 16), of output
 // columns (panels of 64, AVX-VNNI's groups of 16, AMX's groups of 16) and of the shared dimension
-// (steps of 4, AMX's stretches of 64).
-void expect_exact_products(Int8Kernel kernel) {
+// (steps of 4, AMX's stretches of 64). Weights in [-weight_level, weight_level].
+void expect_exact_products(Int8Kernel kernel, int weight_level = 127) {
   std::mt19937 generator(5);
   std::uniform_int_distribution<int> value(-127, 127);
+  std::uniform_int_distribution<int> weight_value(-weight_level, weight_level);
   for (const int64_t m : {1, 2, 3, 4, 5, 6, 7, 9, 12, 16, 17, 35}) {
     for (const int64_t rows : {1, 16, 63, 64, 65, 130}) {
       for (const int64_t cols : {1, 3, 4, 6, 64, 68, 257}) {
         std::vector<int8_t> weight(static_cast<std::size_t>(rows * cols));
         std::vector<int8_t> input(static_cast<std::size_t>(m * cols));
-        for (int8_t& w : weight) w = static_cast<int8_t>(value(generator));
+        for (int8_t& w : weight) w = static_cast<int8_t>(weight_value(generator));
         for (int8_t& x : input) x = static_cast<int8_t>(value(generator));
         const PackedInt8Weight packed = pack_int8_weight(weight.data(), rows, cols);
         ASSERT_EQ(packed.padded_cols % 4, 0);
@@ -122,6 +123,42 @@ TEST(Avx2GemmTest, ExtremeValuesDoNotSaturate) {
       EXPECT_EQ(y, std::vector<float>(16, static_cast<float>(8 * sign * 127 * q)));
     }
   }
+}
+
+TEST(Avx2Gemm7BitTest, SumsAreTheExactIntegerProductsOfSevenBitWeights) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  expect_exact_products(avx2_gemm_7bit, 63);
+}
+
+// The other kernels on 7-bit weights: the same sums (what lets every CPU decode int8w7 alike).
+TEST(VnniGemmTest, SumsAreExactForSevenBitWeightsToo) {
+  if (!cpu_has_avx512_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  expect_exact_products(vnni_gemm, 63);
+}
+
+// vpmaddubsw's pairs at their largest: q + 128 = 255 or 1 against weights of +-63 stay exact; a
+// weight of 127, outside the kernel's range, saturates, which is why int8's own weights go to
+// avx2_gemm instead.
+TEST(Avx2Gemm7BitTest, ExtremeSevenBitValuesDoNotSaturateWhereFullRangeWeightsWould) {
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  const auto product_of = [](int w, int q) {
+    const std::vector<int8_t> weight(16 * 8, static_cast<int8_t>(w));
+    const PackedInt8Weight packed = pack_int8_weight(weight.data(), 16, 8);
+    const std::vector<uint8_t> activations(8, static_cast<uint8_t>(q + 128));
+    const float one = 1.0f;
+    const std::vector<float> ones(16, 1.0f);
+    std::vector<float> y(16);
+    avx2_gemm_7bit({activations.data(), 1, &packed, &one, ones.data(), nullptr, y.data()},
+                   all_panels(packed));
+    return y;
+  };
+  for (const int w : {63, -63}) {
+    for (const int q : {127, -127}) {
+      EXPECT_EQ(product_of(w, q), std::vector<float>(16, static_cast<float>(8 * w * q)))
+          << "w " << w << ", q " << q;
+    }
+  }
+  EXPECT_NE(product_of(127, 127), std::vector<float>(16, static_cast<float>(8 * 127 * 127)));
 }
 
 TEST(AvxVnniGemmTest, SumsAreTheExactIntegerProductsForEveryShapeRemainder) {

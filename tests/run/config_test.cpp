@@ -115,7 +115,8 @@ TEST(ConfigTest, ErrorsNameTheKeyPathAndExpectedType) {
       "0");
   EXPECT_EQ(
       error_of({{"decode", {{"precision", "fp16"}}}}),
-      "decode.precision: expected one of \"auto\", \"fp32\", \"bf16\", \"int8\", got \"fp16\"");
+      "decode.precision: expected one of \"auto\", \"fp32\", \"bf16\", \"int8\", \"int8w7\", got "
+      "\"fp16\"");
   EXPECT_EQ(error_of({{"train", {{"device", "tpu"}}}}),
             "train.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"tpu\"");
 }
@@ -172,7 +173,7 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
         {"encoder_layers", 6},
         {"decoder_layers", 1}}},
       {"train", {{"schedule", "inverse_sqrt"}, {"max_tokens", 1000}, {"precision", "bf16"}}},
-      {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}, {"precision", "int8"}}}};
+      {"decode", {{"strategy", "beam"}, {"beam_size", 4}, {"n_best", 2}, {"precision", "int8w7"}}}};
   const Config config = config_from_json(input);
   const json written = config_to_json(config);
   EXPECT_EQ(config_to_json(config_from_json(written)), written);
@@ -189,7 +190,7 @@ TEST(ConfigTest, JsonRoundTripKeepsEveryValue) {
   EXPECT_EQ(config_to_json(Config{})["model"]["positions"], "interleaved");
   EXPECT_EQ(written["train"]["max_tokens"], 1000);
   EXPECT_EQ(written["decode"]["n_best"], 2);
-  EXPECT_EQ(written["decode"]["precision"], "int8");
+  EXPECT_EQ(written["decode"]["precision"], "int8w7");
   EXPECT_EQ(written["train"]["precision"], "bf16");
 }
 

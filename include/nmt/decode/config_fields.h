@@ -11,7 +11,8 @@ namespace nmt::decode {
 inline const config::Choices<Precision> kDecodePrecisions = {{"auto", Precision::kAuto},
                                                              {"fp32", Precision::kFp32},
                                                              {"bf16", Precision::kBf16},
-                                                             {"int8", Precision::kInt8}};
+                                                             {"int8", Precision::kInt8},
+                                                             {"int8w7", Precision::kInt8W7}};
 inline const config::Choices<Strategy> kStrategies = {
     {"greedy", Strategy::kGreedy}, {"sample", Strategy::kSample}, {"beam", Strategy::kBeam}};
 inline const config::Choices<BeamStop> kBeamStops = {{"first", BeamStop::kFirst},

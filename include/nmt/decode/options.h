@@ -17,9 +17,10 @@ enum class Strategy { kGreedy, kSample, kBeam };
 // ended ones.
 enum class BeamStop { kFirst, kBest };
 
-// The number format of the model's matrix products while decoding (model/linear.h). `auto` is
-// resolved by resolve_precision().
-enum class Precision { kAuto, kFp32, kBf16, kInt8 };
+// The number format of the model's matrix products while decoding (model/linear.h). kInt8W7 is
+// int8 with the weights rounded to 7 bits, faster on CPUs without VNNI. `auto` is resolved by
+// resolve_precision().
+enum class Precision { kAuto, kFp32, kBf16, kInt8, kInt8W7 };
 
 struct SearchOptions {
   Strategy strategy = Strategy::kGreedy;
@@ -36,7 +37,7 @@ struct SearchOptions {
   int64_t translators = 0;  // CPU: batches decoded side by side; 0 = CPU threads / threads
   int64_t threads = 1;      // CPU: threads of each translator (its encoder and matrix products)
   Precision precision =
-      Precision::kAuto;  // fp32, bf16 or int8 matrix products; see resolve_precision
+      Precision::kAuto;  // fp32, bf16, int8 or int8w7 matrix products; see resolve_precision
   // Multi-target models (OPUS-MT's en-ROMANCE): the output language, whose tag (">>spa<<") goes
   // before every source sentence; "" leaves the sentences as they are.
   std::string target_lang;
@@ -60,10 +61,14 @@ inline bool operator==(const SearchOptions& a, const SearchOptions& b) {
 
 inline bool operator!=(const SearchOptions& a, const SearchOptions& b) { return !(a == b); }
 
-// The format `precision` means on this machine: kAuto is int8 on a CPU that runs one of nmt's int8
-// kernels (AVX2 or above, x86-64), where it measured fastest at the same BLEU at each tier
+// Which of nmt's int8 kernels a CPU runs: none (not x86-64, or below AVX2), only the AVX2 ones, or
+// one with VNNI's exact 8-bit dot product (AVX512-VNNI, AVX-VNNI, AMX).
+enum class CpuInt8 { kNone, kAvx2, kVnni };
+
+// The format `precision` means on this machine: kAuto is int8 on a CPU with a VNNI kernel and
+// int8w7 on one with only the AVX2 kernels, where each measured fastest at fp32's BLEU
 // (docs/performance.md), and fp32 elsewhere (on CUDA, and on CPUs without the instructions).
 // Explicit choices are kept.
-Precision resolve_precision(Precision precision, bool is_cuda, bool cpu_runs_int8);
+Precision resolve_precision(Precision precision, bool is_cuda, CpuInt8 cpu_int8);
 
 }  // namespace nmt::decode

@@ -6,9 +6,12 @@
 //  - kBf16: a bf16 copy of the weights; the input is cast to bf16 and the output is bf16.
 //  - kInt8: dynamic quantisation: the weights int8 per output row, each input row quantised when
 //    it arrives, integer products by nmt's AMX, AVX512-VNNI or AVX2 kernel on weights packed
-//    once (model/vnni_gemm.h); fp32 in and out. LibTorch's own
-//    dynamic-quantised linear was measured and not used: its oneDNN path builds a new kernel for
-//    every input scale, about 1 ms a call (docs/performance.md).
+//    once (model/vnni_gemm.h); fp32 in and out. LibTorch's own dynamic-quantised linear was
+//    measured and not used: its oneDNN path builds a new kernel for every input scale, about 1 ms
+//    a call (docs/performance.md).
+//  - kInt8W7: kInt8 with the weights rounded to 7 bits, [-63, 63]: on CPUs without VNNI the AVX2
+//    kernel then multiplies with 3 instructions per 32 products instead of 5, its sums still
+//    exact; where a VNNI kernel runs it is kInt8's speed.
 //
 // Shapes: x [..., in] -> [..., out]. Throws c10::Error on shape mismatches; never logs.
 #pragma once
@@ -22,7 +25,7 @@ namespace nmt::model {
 struct Int8Matrix;  // src/model/int8_matmul.h
 
 // The number format a model's matrix products run in at inference time.
-enum class WeightForm { kFp32, kBf16, kInt8 };
+enum class WeightForm { kFp32, kBf16, kInt8, kInt8W7 };
 
 // A weight matrix [out, in] (and bias [out]) held in one WeightForm for inference.
 class InferenceWeight {
@@ -33,7 +36,7 @@ class InferenceWeight {
   // x W^T + b in the prepared form; requires form() != kFp32.
   torch::Tensor apply(const torch::Tensor& x) const;
   // The prepared copies, for decoders that multiply on raw arrays (cpu_decoder.h): the int8 matrix
-  // (kInt8), the bf16 weight and bias (kBf16), the fp32 bias (kInt8).
+  // (kInt8, kInt8W7), the bf16 weight and bias (kBf16), the fp32 bias (kInt8, kInt8W7).
   const std::shared_ptr<const Int8Matrix>& int8_matrix() const { return int8_; }
   const torch::Tensor& weight() const { return weight_; }
   const torch::Tensor& bias() const { return bias_; }
