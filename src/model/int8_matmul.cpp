@@ -80,8 +80,8 @@ namespace {
 // A kernel and what the quantiser adds to q for it: 128 for the kernels of unsigned input, 0 for
 // avx2_gemm's q.
 struct Kernel {
-  Int8Kernel run = &avx2_gemm;
-  int activation_offset = 0;
+  Int8Kernel run;
+  int activation_offset;
 };
 
 // The best of the kernels this CPU (under NMT_CPU_ISA's cap) runs, for weights of either level;
