@@ -160,9 +160,7 @@ namespace {
 // (model/vnni_gemm.h), all giving the same bytes for the same weights.
 CpuInt8 cpu_int8_kernels() {
   if (!(model::has_int8_inference() && cpu_has_avx2())) return CpuInt8::kNone;
-  const bool vnni =
-      cpu_has_avx512_vnni() || model::int8_runs_on_amx() || model::int8_runs_on_avx_vnni();
-  return vnni ? CpuInt8::kVnni : CpuInt8::kAvx2;
+  return model::int8_runs_on_vnni() ? CpuInt8::kVnni : CpuInt8::kAvx2;
 }
 
 }  // namespace

@@ -143,6 +143,14 @@ bool int8_gemm_uses_avx_vnni() {
 #endif
 }
 
+bool int8_gemm_uses_vnni() {
+#ifdef NMT_WITH_VNNI_KERNEL
+  return !int8_kernel().runs(&avx2_gemm);
+#else
+  return false;
+#endif
+}
+
 Int8Matrix quantize_rows(const at::Tensor& weight, int level) {
   TORCH_CHECK(level == kInt8Level || level == kInt7Level, "quantize_rows: level ", level,
               " is neither ", kInt8Level, " nor ", kInt7Level);

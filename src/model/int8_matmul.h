@@ -42,6 +42,10 @@ bool int8_gemm_uses_amx();
 // avx_vnni_gemm): the build has that kernel, and this CPU has AVX-VNNI but not AVX512-VNNI.
 bool int8_gemm_uses_avx_vnni();
 
+// True when int8_gemm's 8-bit weights run on a VNNI kernel (AMX, AVX512-VNNI or AVX-VNNI) rather
+// than on avx2_gemm.
+bool int8_gemm_uses_vnni();
+
 // Quantises weight [rows, cols] per row to [-level, level]; level is kInt8Level or kInt7Level.
 Int8Matrix quantize_rows(const at::Tensor& weight, int level);
 

@@ -14,6 +14,8 @@ bool int8_runs_on_amx() { return int8_gemm_uses_amx(); }
 
 bool int8_runs_on_avx_vnni() { return int8_gemm_uses_avx_vnni(); }
 
+bool int8_runs_on_vnni() { return int8_gemm_uses_vnni(); }
+
 void InferenceWeight::prepare(WeightForm form,
                               const torch::Tensor& weight,
                               const torch::Tensor& bias) {
@@ -25,7 +27,7 @@ void InferenceWeight::prepare(WeightForm form,
   if (form == WeightForm::kBf16) {
     weight_ = weight.detach().to(torch::kBFloat16);
     bias_ = bias.detach().to(torch::kBFloat16);
-  } else if (form == WeightForm::kInt8 || form == WeightForm::kInt8W7) {
+  } else if (is_int8(form)) {
     const int level = form == WeightForm::kInt8 ? kInt8Level : kInt7Level;
     int8_ = std::make_shared<const Int8Matrix>(quantize_rows(weight, level));
     bias_ = bias.detach().to(torch::kFloat).contiguous();

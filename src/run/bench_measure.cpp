@@ -25,7 +25,7 @@ double measure_gemm_peak(const c10::Device& device, model::WeightForm form) {
   const at::Tensor b = at::randn({n, n}, options);
   model::Linear int8(n, n);
   std::function<void()> multiply = [&] { a.mm(b); };
-  if (form == model::WeightForm::kInt8 || form == model::WeightForm::kInt8W7) {
+  if (model::is_int8(form)) {
     int8->eval();
     int8->set_inference_form(form);
     multiply = [&] { int8(a); };

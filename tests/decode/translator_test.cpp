@@ -337,10 +337,8 @@ TEST(DecodePrecisionTest, AutoFollowsTheCpuTier) {
   if (!(model::has_int8_inference() && cpu_has_avx2())) {
     GTEST_SKIP() << "this build or CPU runs no int8 kernel";
   }
-  const bool vnni =
-      cpu_has_avx512_vnni() || model::int8_runs_on_amx() || model::int8_runs_on_avx_vnni();
   EXPECT_EQ(decoding_form(Precision::kAuto, torch::kCPU),
-            vnni ? model::WeightForm::kInt8 : model::WeightForm::kInt8W7);
+            model::int8_runs_on_vnni() ? model::WeightForm::kInt8 : model::WeightForm::kInt8W7);
   EXPECT_EQ(decoding_form(Precision::kInt8W7, torch::kCPU), model::WeightForm::kInt8W7);
   EXPECT_EQ(decoding_form(Precision::kFp32, torch::kCPU), model::WeightForm::kFp32);
 }

@@ -30,8 +30,6 @@ struct Variant {
   int64_t decoder_layers = 0;
 };
 
-bool uses_int8(WeightForm form) { return form == WeightForm::kInt8 || form == WeightForm::kInt8W7; }
-
 Transformer variant_model(const Variant& variant) {
   TransformerOptions options = testing::tiny_options(variant.norm);
   options.tie_embeddings = variant.tie;
@@ -56,7 +54,7 @@ class CpuDecoderTest : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
   const Variant& variant = GetParam();
-  if (uses_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  if (is_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const torch::Tensor source =
@@ -84,7 +82,7 @@ TEST_P(CpuDecoderTest, GivesTheLogitsOfTheLibTorchStepThroughReorderedRows) {
 
 TEST_P(CpuDecoderTest, GrowsItsCachesPastTheirFirstCapacity) {
   const Variant& variant = GetParam();
-  if (uses_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  if (is_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const torch::Tensor source = torch::tensor({4, 5, 6, 7}, torch::kLong).view({2, 2});
@@ -105,7 +103,7 @@ TEST_P(CpuDecoderTest, GrowsItsCachesPastTheirFirstCapacity) {
 
 TEST_P(CpuDecoderTest, AStateStartedAgainDecodesAsAFreshOne) {
   const Variant& variant = GetParam();
-  if (uses_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
+  if (is_int8(variant.form) && !has_int8_inference()) GTEST_SKIP() << "no int8 kernel";
   c10::InferenceMode inference;
   Transformer model = variant_model(variant);
   const CpuDecoder decoder(*model);

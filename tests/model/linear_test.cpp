@@ -79,6 +79,14 @@ TEST(Int8MatmulTest, ExactOnValuesTheQuantisationRepresents) {
       torch::equal(int8_linear(x, seven_bit, bias), torch::linear(x, weight_of_7_bits, bias)));
 }
 
+// Which kernel runs follows the CPU (under NMT_CPU_ISA's cap): a VNNI one wherever the CPU has
+// AVX512-VNNI or AVX-VNNI (every CPU with AMX-INT8 has AVX512-VNNI), the AVX2 kernels below that.
+// CI runs this at both tiers.
+TEST(Int8MatmulTest, AVnniKernelRunsExactlyWhereTheCpuHasVnni) {
+  if (!has_int8_matmul()) GTEST_SKIP() << "built without the int8 kernel (not x86-64)";
+  EXPECT_EQ(int8_runs_on_vnni(), cpu_has_avx512_vnni() || cpu_has_avx_vnni());
+}
+
 // The product's output columns are shared among the threads: the bytes do not depend on how.
 TEST(Int8MatmulTest, OneOrTwoThreadsGiveTheSameBytes) {
   if (!has_int8_matmul()) GTEST_SKIP() << "built without the int8 kernel (not x86-64)";

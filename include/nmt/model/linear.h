@@ -27,6 +27,11 @@ struct Int8Matrix;  // src/model/int8_matmul.h
 // The number format a model's matrix products run in at inference time.
 enum class WeightForm { kFp32, kBf16, kInt8, kInt8W7 };
 
+// True for the forms that run on nmt's int8 kernels, with 8- or 7-bit weights.
+inline bool is_int8(WeightForm form) {
+  return form == WeightForm::kInt8 || form == WeightForm::kInt8W7;
+}
+
 // A weight matrix [out, in] (and bias [out]) held in one WeightForm for inference.
 class InferenceWeight {
  public:
@@ -75,5 +80,9 @@ bool int8_runs_on_amx();
 // True when int8 products run with AVX-VNNI's 256-bit instructions here: the build has that kernel,
 // and this CPU has AVX-VNNI but not AVX512-VNNI.
 bool int8_runs_on_avx_vnni();
+
+// True when int8 products with 8-bit weights run on a VNNI kernel here (AMX, AVX512-VNNI or
+// AVX-VNNI); false where only the AVX2 kernels run, or none.
+bool int8_runs_on_vnni();
 
 }  // namespace nmt::model
