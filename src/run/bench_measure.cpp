@@ -1,12 +1,14 @@
-// The measurements shared by the benchmarks: memory, GEMM peak, FLOPs of a step.
+// What the benchmarks share: memory, GEMM peak, FLOPs of a step, the --profile trace.
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 #include <sys/resource.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 
 #include <chrono>
 #include <functional>
 
+#include "nmt/error.h"
 #include "nmt/run/bench.h"
 
 namespace nmt::run {
@@ -15,6 +17,23 @@ double peak_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+std::ofstream open_profile(const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw Error("--profile " + path + ": cannot write this file");
+  return out;
+}
+
+void write_profile_of(const std::function<void()>& work,
+                      std::ofstream& out,
+                      const std::string& path) {
+  {
+    torch::autograd::profiler::RecordProfile profile(out);
+    work();
+  }
+  out.close();
+  if (!out) throw Error("--profile " + path + ": writing the trace failed");
 }
 
 double measure_gemm_peak(const c10::Device& device, model::WeightForm form) {

@@ -1,7 +1,6 @@
 // bench_train of nmt/run/bench.h.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
 #include <unistd.h>
@@ -130,12 +129,9 @@ train::StepTimes cuda_phases(BenchTraining& bench, const BenchTrainOptions& opti
 int64_t write_profile(BenchTraining& bench, const BenchTrainOptions& options, std::ofstream& out) {
   const int64_t count = std::min(options.steps, kProfiledSteps);
   spdlog::info("profiling {} steps into {}", count, options.profile_path);
-  {
-    torch::autograd::profiler::RecordProfile profile(out);
-    run_steps(bench, options.warmup + options.steps, count, MeasurePhases::kNo);
-  }
-  out.close();
-  if (!out) throw Error("--profile " + options.profile_path + ": writing the trace failed");
+  write_profile_of(
+      [&] { run_steps(bench, options.warmup + options.steps, count, MeasurePhases::kNo); }, out,
+      options.profile_path);
   return count;
 }
 
@@ -271,10 +267,7 @@ BenchTrainResult bench_train(const Config& requested, const BenchTrainOptions& o
   std::ofstream profile_file;
   if (!options.profile_path.empty()) {
     if (communicator) throw ConfigError("--profile records one process; run it without ranks");
-    // Opened before the benchmark, which may take minutes, so that a bad path fails at once.
-    profile_file.open(options.profile_path);
-    if (!profile_file)
-      throw Error("--profile " + options.profile_path + ": cannot write this file");
+    profile_file = open_profile(options.profile_path);
   }
   ScratchDirectory scratch;
   const PreparedData prepared = bench_data(config, scratch, communicator.get());

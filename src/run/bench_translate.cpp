@@ -1,6 +1,5 @@
 // bench_translate of nmt/run/bench.h.
 #include <fmt/format.h>
-#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 
 #include <chrono>
@@ -26,13 +25,12 @@ int64_t write_profile(decode::Translator& translator,
                       std::ofstream& out) {
   const auto count = std::min<int64_t>(kProfiledSentences, static_cast<int64_t>(sources.size()));
   decoding.translators = 1;
-  {
-    torch::autograd::profiler::RecordProfile profile(out);
-    translator.translate_cleaned({sources.begin(), sources.begin() + count}, decoding);
-    if (device.is_cuda()) torch::cuda::synchronize(device.index());
-  }
-  out.close();
-  if (!out) throw Error("--profile " + path + ": writing the trace failed");
+  write_profile_of(
+      [&] {
+        translator.translate_cleaned({sources.begin(), sources.begin() + count}, decoding);
+        if (device.is_cuda()) torch::cuda::synchronize(device.index());
+      },
+      out, path);
   return count;
 }
 
@@ -40,12 +38,7 @@ int64_t write_profile(decode::Translator& translator,
 
 nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options) {
   std::ofstream profile_file;
-  if (!options.profile_path.empty()) {
-    // Opened before the benchmark, so that a bad path fails at once.
-    profile_file.open(options.profile_path);
-    if (!profile_file)
-      throw Error("--profile " + options.profile_path + ": cannot write this file");
-  }
+  if (!options.profile_path.empty()) profile_file = open_profile(options.profile_path);
   const std::string path = run.dir.file(options.split + ".tsv");
   const auto pairs = data::read_pairs(path);
   if (pairs.empty()) throw DataError(path, "no sentences to translate");

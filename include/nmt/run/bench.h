@@ -7,6 +7,8 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,6 +27,17 @@ double peak_rss_mib();
 // square matrices of 1024 on the CPU, 8192 on CUDA, multiplied for half a second. int8 goes
 // through model::Linear's int8 form (input quantisation included), as decoding does.
 double measure_gemm_peak(const c10::Device& device, model::WeightForm form);
+
+// --profile's file, opened before a benchmark that may take minutes so that a bad path fails at
+// once (Error naming it).
+std::ofstream open_profile(const std::string& path);
+
+// Runs `work` under LibTorch's profiler, which writes every operator's start and duration on the
+// calling thread as a Chrome trace into `out`, then closes it; a failed write is an Error naming
+// `path`.
+void write_profile_of(const std::function<void()>& work,
+                      std::ofstream& out,
+                      const std::string& path);
 
 // The shape of one training batch.
 struct StepShape {
