@@ -7,7 +7,8 @@
 # Without arguments (the whole suite, as CI runs it) it goes on to
 #   - the same suite at the AVX2 tier (NMT_CPU_ISA=avx2: nmt's AVX2 int8 kernel, its defaults and
 #     the libraries' kernels as on a CPU without AVX-512), where the CPU has AVX2, without the
-#     labels whose code chooses no kernel by tier (docs, eval, text, viz, import_formats),
+#     labels whose code chooses no kernel by tier (docs, eval, text, viz, import_formats) and
+#     the round trips against peer libraries (peers),
 #   - the Torch-free suites under AddressSanitizer + UBSan (scripts/sanitize.sh, build-asan/),
 #   - a few seconds of each libFuzzer target (scripts/fuzz.sh 5, build-fuzz/),
 #   - the whole suite again against LibTorch 2.x, the CUDA + NCCL build of PyPI's torch wheel
@@ -80,10 +81,12 @@ if [[ $# -eq 0 ]]; then
   if grep -qw avx2 /proc/cpuinfo; then
     # Without the labels whose code has no kernel that the tier chooses (scores, tokenizers,
     # pictures, file formats, the documentation's checks): the same results at every tier, and
-    # minutes of CI.
+    # minutes of CI. Without the round trips against peer libraries (peers) too: they check
+    # formats and fp32 agreement, through kernels the model, decode and train tests already run
+    # at this tier, and cost about 5 minutes.
     run_suite "suite at the AVX2 tier (NMT_CPU_ISA=avx2)" build \
       env NMT_CPU_ISA=avx2 ctest --test-dir build --output-on-failure --parallel "$(nproc)" \
-      -LE '^(docs|eval|text|viz|import_formats)$'
+      -LE '^(docs|eval|text|viz|import_formats|peers)$'
   else
     summary+=("suite at the AVX2 tier: skipped (this CPU has no AVX2)")
   fi
