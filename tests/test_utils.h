@@ -50,6 +50,10 @@ inline bool link_to_full_device(const std::string& path) {
   return !error;
 }
 
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;

@@ -33,6 +33,17 @@ inline model::Transformer tiny_model(model::NormPosition norm = model::NormPosit
   return model;
 }
 
+// Whether a and b hold the same parameters, bit for bit.
+inline bool same_parameters(model::Transformer& a, model::Transformer& b) {
+  const auto pa = a->named_parameters();
+  const auto pb = b->named_parameters();
+  for (const auto& item : pa) {
+    const torch::Tensor* other = pb.find(item.key());
+    if (other == nullptr || !torch::equal(item.value(), *other)) return false;
+  }
+  return pa.size() == pb.size();
+}
+
 inline bool all_close(const torch::Tensor& a, const torch::Tensor& b, double tolerance = 1e-5) {
   return a.sizes() == b.sizes() && torch::allclose(a, b, tolerance, tolerance);
 }
@@ -51,7 +62,9 @@ inline std::vector<float> teacher_forced_log_probs(model::TransformerImpl& model
   const torch::Tensor log_probs =
       model.forward(source_ids, input_ids).squeeze(0).to(torch::kFloat).log_softmax(-1);
   const torch::Tensor chosen =
-      log_probs.gather(1, torch::tensor(expected, torch::kLong).unsqueeze(1)).squeeze(1).contiguous();
+      log_probs.gather(1, torch::tensor(expected, torch::kLong).unsqueeze(1))
+          .squeeze(1)
+          .contiguous();
   return {chosen.data_ptr<float>(), chosen.data_ptr<float>() + chosen.numel()};
 }
 

@@ -98,35 +98,31 @@ void check_version(const std::string& version) {
   }
 }
 
-ConfigError unexportable(const RunDir& run, const std::string& why) {
-  return ConfigError(run.path() + ": cannot export to Argos Translate: " + why);
-}
-
 void check_run(const detail::RunSettings& run) {
   const text::TextOptions& text = run.config.text;
   if (text.tokenizer == text::TokenizerKind::kWord) {
-    throw unexportable(run.dir,
-                       "it has word vocabularies (text.tokenizer \"word\"), and an Argos "
-                       "package tokenizes with one SentencePiece model; train with "
-                       "text.tokenizer \"sentencepiece\"");
+    throw detail::unexportable(run.dir, "Argos Translate",
+                               "it has word vocabularies (text.tokenizer \"word\"), and an Argos "
+                               "package tokenizes with one SentencePiece model; train with "
+                               "text.tokenizer \"sentencepiece\"");
   }
   if (text.tokenizer == text::TokenizerKind::kMarian) {
-    throw unexportable(run.dir,
-                       "it has Marian's tokenisation, two SentencePiece models and a "
-                       "source ending in </s>, and an Argos package tokenizes both sides "
-                       "with one model; export it with --format huggingface or "
-                       "ctranslate2");
+    throw detail::unexportable(run.dir, "Argos Translate",
+                               "it has Marian's tokenisation, two SentencePiece models and a "
+                               "source ending in </s>, and an Argos package tokenizes both sides "
+                               "with one model; export it with --format huggingface or "
+                               "ctranslate2");
   }
   if (text.clean != text::CleanMode::kNormalize) {
-    throw unexportable(run.dir,
-                       "its text.clean is \"notebook\", nmt's own cleaning, which Argos "
-                       "does not apply; train with text.clean \"normalize\"");
+    throw detail::unexportable(run.dir, "Argos Translate",
+                               "its text.clean is \"notebook\", nmt's own cleaning, which Argos "
+                               "does not apply; train with text.clean \"normalize\"");
   }
   if (!text.shared_vocab) {
-    throw unexportable(run.dir,
-                       "it has separate vocabularies (text.shared_vocab false), and an "
-                       "Argos package tokenizes both languages with one SentencePiece "
-                       "model; train with text.shared_vocab true");
+    throw detail::unexportable(run.dir, "Argos Translate",
+                               "it has separate vocabularies (text.shared_vocab false), and an "
+                               "Argos package tokenizes both languages with one SentencePiece "
+                               "model; train with text.shared_vocab true");
   }
 }
 

@@ -146,17 +146,17 @@ void add_scalars(const model::TransformerOptions& options, std::vector<Ct2Variab
 }
 
 // Files an export writes: the only ones --force may replace.
-const std::vector<std::string> kExportFiles = {"model.bin",
-                                                "config.json",
-                                                "shared_vocabulary.json",
-                                                "source_vocabulary.json",
-                                                "target_vocabulary.json",
-                                                "spm.model",
-                                                "spm.src.model",
-                                                "spm.tgt.model"};
+const std::vector<std::string> kCtranslate2Files = {"model.bin",
+                                                    "config.json",
+                                                    "shared_vocabulary.json",
+                                                    "source_vocabulary.json",
+                                                    "target_vocabulary.json",
+                                                    "spm.model",
+                                                    "spm.src.model",
+                                                    "spm.tgt.model"};
 
 void check_out_dir(const std::string& out_dir, bool is_forced) {
-  detail::check_export_dir(out_dir, is_forced, kExportFiles);
+  detail::check_export_dir(out_dir, is_forced, kCtranslate2Files);
 }
 
 void check_options(const Ctranslate2Options& options) {
@@ -206,11 +206,11 @@ std::vector<Ct2Variable> transformer_variables(const model::TransformerImpl& mod
                   ": CTranslate2's TransformerSpec has no counterpart for it");
     }
     const bool is_output_bias = name == "decoder/projection/bias";
-    variables.push_back(to_variable(
-        name,
-        is_output_bias && keeps_out_pad_and_start ? without_pad_and_start(item.value())
-                                                  : item.value(),
-        item.key()));
+    variables.push_back(to_variable(name,
+                                    is_output_bias && keeps_out_pad_and_start
+                                        ? without_pad_and_start(item.value())
+                                        : item.value(),
+                                    item.key()));
   }
   const std::string target_embedding =
       options.share_embeddings ? "source_embedding.weight" : "target_embedding.weight";
@@ -279,9 +279,8 @@ ExportReport write_ctranslate2(const model::TransformerImpl& model,
   }
 
   const bool is_imported_marian = text.tokenizer == text::TokenizerKind::kMarian;
-  std::vector<Ct2Variable> variables =
-      transformer_variables(model, options.max_positions,
-                            is_imported_marian || options.keeps_out_pad_and_start);
+  std::vector<Ct2Variable> variables = transformer_variables(
+      model, options.max_positions, is_imported_marian || options.keeps_out_pad_and_start);
   const nlohmann::json config = transformer_config(model, is_imported_marian);
 
   ExportReport report;

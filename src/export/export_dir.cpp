@@ -48,6 +48,10 @@ void check_one_run(std::size_t further_runs) {
                     "export each run on its own");
 }
 
+ConfigError unexportable(const RunDir& run, const std::string& format, const std::string& why) {
+  return ConfigError(run.path() + ": cannot export to " + format + ": " + why);
+}
+
 RunSettings read_run_settings(const run::RunRequest& request) {
   RunDir dir = run::resolve_run_dir(request.run_dir);
   Config config = load_config(dir.config());

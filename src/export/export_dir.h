@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nmt/error.h"
 #include "nmt/run/config.h"
 #include "nmt/run/open_run.h"
 
@@ -24,6 +25,10 @@ void check_export_dir(const std::string& out_dir,
 
 // Throws ConfigError when --model was given more than once: an ensemble is not one model.
 void check_one_run(std::size_t further_runs);
+
+// The refusal of a run that format cannot express: ConfigError "<run>: cannot export to <format>:
+// <why>".
+ConfigError unexportable(const RunDir& run, const std::string& format, const std::string& why);
 
 // The run --model names and its config.json, read without the weights: a run an export cannot
 // express is refused before they are loaded.

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "export/export_dir.h"
-#include "export/model_card.h"
 #include "export/huggingface_tokenizer.h"
 #include "export/huggingface_weights.h"
+#include "export/model_card.h"
 #include "nmt/decode/translator.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -42,47 +42,49 @@ struct Plan {
 };
 
 // Files an export writes: the only ones --force may replace.
-const std::vector<std::string> kExportFiles = {
+const std::vector<std::string> kHuggingfaceFiles = {
     "model.safetensors", "config.json", "generation_config.json", "tokenizer_config.json",
     "tokenizer.json",    "vocab.json",  "target_vocab.json",      "source.spm",
     "target.spm",        "README.md"};
-
-ConfigError unexportable(const RunDir& run, const std::string& why) {
-  return ConfigError(run.path() + ": cannot export to transformers: " + why);
-}
 
 // The run's plan, or the setting that keeps it from transformers.
 Plan plan_export(const detail::RunSettings& run) {
   const Config& config = run.config;
   if (config.text.tokenizer == text::TokenizerKind::kMarian) {
     if (config.model.norm != model::NormPosition::kPost) {
-      throw unexportable(run.dir, "a run with Marian's tokenisation goes out as a MarianMTModel, "
+      throw detail::unexportable(run.dir, "transformers",
+                                 "a run with Marian's tokenisation goes out as a MarianMTModel, "
                                  "which is post-norm, and it is pre-norm (model.norm \"pre\")");
     }
     if (config.model.positions != model::PositionLayout::kSplit) {
-      throw unexportable(run.dir, "a run with Marian's tokenisation goes out with Marian's "
+      throw detail::unexportable(run.dir, "transformers",
+                                 "a run with Marian's tokenisation goes out with Marian's "
                                  "positions, and its sinusoid positions are interleaved "
                                  "(model.positions \"interleaved\")");
     }
     return {true, false};
   }
   if (config.text.tokenizer == text::TokenizerKind::kWord) {
-    throw unexportable(run.dir, "it has word vocabularies (text.tokenizer \"word\"), no "
+    throw detail::unexportable(run.dir, "transformers",
+                               "it has word vocabularies (text.tokenizer \"word\"), no "
                                "SentencePiece model, and no transformers tokenizer splits text as "
                                "nmt's word tokenizer does; train with text.tokenizer "
                                "\"sentencepiece\"");
   }
   if (config.text.clean != text::CleanMode::kNormalize) {
-    throw unexportable(run.dir, "its text.clean is \"notebook\", nmt's own cleaning, which no "
+    throw detail::unexportable(run.dir, "transformers",
+                               "its text.clean is \"notebook\", nmt's own cleaning, which no "
                                "transformers tokenizer applies; train with text.clean "
                                "\"normalize\"");
   }
   if (config.text.model_type != text::SubwordModel::kUnigram) {
-    throw unexportable(run.dir, "its SentencePiece model is BPE (text.model_type \"bpe\"), and "
+    throw detail::unexportable(run.dir, "transformers",
+                               "its SentencePiece model is BPE (text.model_type \"bpe\"), and "
                                "only unigram models go out as a transformers tokenizer for now");
   }
   if (!config.text.shared_vocab) {
-    throw unexportable(run.dir, "it has separate vocabularies (text.shared_vocab false), and the "
+    throw detail::unexportable(run.dir, "transformers",
+                               "it has separate vocabularies (text.shared_vocab false), and the "
                                "exported tokenizer is one for both languages; train with "
                                "text.shared_vocab true");
   }
@@ -202,7 +204,7 @@ HuggingfaceReport export_huggingface(const run::RunRequest& request,
                                      const std::string& out_dir,
                                      const HuggingfaceOptions& options) {
   detail::check_one_run(request.ensemble_dirs.size());
-  detail::check_export_dir(out_dir, options.is_forced, kExportFiles);
+  detail::check_export_dir(out_dir, options.is_forced, kHuggingfaceFiles);
   const Plan plan = plan_export(detail::read_run_settings(request));
   const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
   const model::TransformerImpl& model = *opened.model;
@@ -220,8 +222,7 @@ HuggingfaceReport export_huggingface(const run::RunRequest& request,
   const std::string dir = staging.path() + "/";
   weights.write(dir + "model.safetensors");
   detail::write_json(dir + "config.json", model_config(model, plan));
-  detail::write_json(dir + "generation_config.json",
-                     generation_config(opened.config.decode, plan));
+  detail::write_json(dir + "generation_config.json", generation_config(opened.config.decode, plan));
   report.files = {"model.safetensors", "config.json", "generation_config.json"};
   for (const std::string& file : write_tokenizer(opened, plan, dir)) report.files.push_back(file);
   const detail::CardFacts card{std::filesystem::path(report.out_dir).filename().string(),

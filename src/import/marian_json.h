@@ -13,7 +13,7 @@
 
 namespace nmt::import::detail {
 
-// Throws ConfigError "source: problem".
+// Throws ConfigError "source: problem" (also safetensors.cpp's refusals).
 [[noreturn]] void fail(const std::string& source, const std::string& problem);
 
 // A JSON value for a message: strings quoted and cut, containers by kind, scalars as JSON.

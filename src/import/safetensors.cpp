@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "mapped_file.h"
-#include "nmt/error.h"
+#include "marian_json.h"
 #include "safetensors_format.h"
 
 namespace nmt::import {
@@ -21,6 +21,7 @@ using json = nlohmann::json;
 using detail::ByteCount;
 using detail::count_bytes;
 using detail::describe_shape;
+using detail::fail;
 using detail::kMaxElements;
 using detail::kMaxHeaderBytes;
 using detail::kMetadataKey;
@@ -41,10 +42,6 @@ std::string a_type(const json& value) {
 
 std::string describe_range(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
-}
-
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
-  throw ConfigError(source + ": " + problem);
 }
 
 uint64_t load_u64(const unsigned char* in) {

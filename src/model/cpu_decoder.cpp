@@ -13,82 +13,86 @@
 namespace nmt::model {
 namespace {
 
-// One linear layer in the form the model decodes with.
-struct DecoderLinear {
-  WeightForm form = WeightForm::kFp32;
-  int64_t in = 0;
-  int64_t out = 0;
-  at::Tensor weight;  // [out, in]: fp32, or bf16 for kBf16
-  at::Tensor bias;    // [out]: fp32, or bf16 for kBf16
-  std::shared_ptr<const Int8Matrix> int8;
-
-  DecoderLinear() = default;
-  DecoderLinear(const at::Tensor& fp32_weight,
-                const at::Tensor& fp32_bias,
-                const InferenceWeight& inference)
-      : form(inference.form()), in(fp32_weight.size(1)), out(fp32_weight.size(0)) {
-    switch (form) {
-      case WeightForm::kFp32:
-        weight = fp32_weight.detach();
-        bias = fp32_bias.detach();
-        break;
-      case WeightForm::kBf16:
-        weight = inference.weight();
-        bias = inference.bias();
-        break;
-      case WeightForm::kInt8:
-      case WeightForm::kInt8W7:
-        int8 = inference.int8_matrix();
-        bias = inference.bias();
-        break;
-    }
-  }
-
-  // y [m, out] = x [m, in] W^T + b.
-  void apply(const float* x, int64_t m, float* y, Int8Scratch& scratch) const {
-    at::Tensor input = at::from_blob(const_cast<float*>(x), {m, in});
-    at::Tensor output = at::from_blob(y, {m, out});
-    switch (form) {
-      case WeightForm::kFp32:
-        at::addmm_out(output, bias, input, weight.t());  // at::linear's own call for 2-d inputs
-        break;
-      case WeightForm::kBf16:
-        output.copy_(at::linear(input.to(at::kBFloat16), weight, bias));
-        break;
-      case WeightForm::kInt8:
-      case WeightForm::kInt8W7:
-        int8_gemm(x, m, *int8, bias.data_ptr<float>(), y, scratch);
-        break;
-    }
-  }
-};
-
-struct Norm {
-  at::Tensor gamma;
-  at::Tensor beta;
-  float eps = 1e-5f;
-
-  // y [rows, n] = LayerNorm(x).
-  void apply(const float* x, int64_t rows, float* y) const {
-    cpu::layer_norm(x, rows, gamma.size(0), gamma.data_ptr<float>(), beta.data_ptr<float>(), eps,
-                    y);
-  }
-};
-
 // Positions precomputed for outputs of up to twice the longest input nmt accepts.
 constexpr int64_t kPrecomputedPositions = 2 * 1024 + 16;
 
 }  // namespace
 
+// The decoder's weights in the forms it computes with. Its parts are nested here, not in an
+// anonymous namespace, because Weights is declared in the header: a member of a type with internal
+// linkage would make GCC warn (-Wsubobject-linkage) wherever this file is not the main file, as in
+// a unity build (scripts/build-torch2.sh).
 struct CpuDecoder::Weights {
+  // One linear layer in the form the model decodes with.
+  struct Linear {
+    WeightForm form = WeightForm::kFp32;
+    int64_t in = 0;
+    int64_t out = 0;
+    at::Tensor weight;  // [out, in]: fp32, or bf16 for kBf16
+    at::Tensor bias;    // [out]: fp32, or bf16 for kBf16
+    std::shared_ptr<const Int8Matrix> int8;
+
+    Linear() = default;
+    Linear(const at::Tensor& fp32_weight,
+           const at::Tensor& fp32_bias,
+           const InferenceWeight& inference)
+        : form(inference.form()), in(fp32_weight.size(1)), out(fp32_weight.size(0)) {
+      switch (form) {
+        case WeightForm::kFp32:
+          weight = fp32_weight.detach();
+          bias = fp32_bias.detach();
+          break;
+        case WeightForm::kBf16:
+          weight = inference.weight();
+          bias = inference.bias();
+          break;
+        case WeightForm::kInt8:
+        case WeightForm::kInt8W7:
+          int8 = inference.int8_matrix();
+          bias = inference.bias();
+          break;
+      }
+    }
+
+    // y [m, out] = x [m, in] W^T + b.
+    void apply(const float* x, int64_t m, float* y, Int8Scratch& scratch) const {
+      at::Tensor input = at::from_blob(const_cast<float*>(x), {m, in});
+      at::Tensor output = at::from_blob(y, {m, out});
+      switch (form) {
+        case WeightForm::kFp32:
+          at::addmm_out(output, bias, input, weight.t());  // at::linear's own call for 2-d inputs
+          break;
+        case WeightForm::kBf16:
+          output.copy_(at::linear(input.to(at::kBFloat16), weight, bias));
+          break;
+        case WeightForm::kInt8:
+        case WeightForm::kInt8W7:
+          int8_gemm(x, m, *int8, bias.data_ptr<float>(), y, scratch);
+          break;
+      }
+    }
+  };
+
+  struct Norm {
+    at::Tensor gamma;
+    at::Tensor beta;
+    float eps = 1e-5f;
+
+    // y [rows, n] = LayerNorm(x).
+    void apply(const float* x, int64_t rows, float* y) const {
+      cpu::layer_norm(x, rows, gamma.size(0), gamma.data_ptr<float>(), beta.data_ptr<float>(), eps,
+                      y);
+    }
+  };
+
   struct Layer {
-    DecoderLinear self_qkv;     // [3D, D]: queries, keys, values
-    DecoderLinear self_out;     // [D, D]
-    DecoderLinear cross_query;  // [D, D]
-    DecoderLinear cross_kv;     // [2D, D]: keys, values of the encoder output
-    DecoderLinear cross_out;    // [D, D]
-    DecoderLinear expand;       // [F, D]
-    DecoderLinear contract;     // [D, F]
+    Linear self_qkv;     // [3D, D]: queries, keys, values
+    Linear self_out;     // [D, D]
+    Linear cross_query;  // [D, D]
+    Linear cross_kv;     // [2D, D]: keys, values of the encoder output
+    Linear cross_out;    // [D, D]
+    Linear expand;       // [F, D]
+    Linear contract;     // [D, F]
     Norm norm1, norm2, norm3;
   };
 
@@ -104,7 +108,7 @@ struct CpuDecoder::Weights {
   at::Tensor positions;  // [kPrecomputedPositions, D]
   std::vector<Layer> layers;
   Norm final_norm;  // pre-norm only
-  DecoderLinear output;
+  Linear output;
 };
 
 struct CpuDecoderState::Buffers {
@@ -193,13 +197,13 @@ CpuDecoder::CpuDecoder(TransformerImpl& model) {
     const auto* layer = module(name)->as<LinearImpl>();
     TORCH_CHECK(layer, "CpuDecoder: ", name, " is not a linear layer");
     TORCH_CHECK(layer->weight.device().is_cpu(), "CpuDecoder: the model must be on the CPU");
-    return DecoderLinear(layer->weight, layer->bias, layer->inference());
+    return Weights::Linear(layer->weight, layer->bias, layer->inference());
   };
   const auto norm = [&](const std::string& name) {
     const auto* layer = module(name)->as<torch::nn::LayerNormImpl>();
     TORCH_CHECK(layer, "CpuDecoder: ", name, " is not a layer norm");
-    return Norm{layer->weight.detach(), layer->bias.detach(),
-                static_cast<float>(layer->options.eps())};
+    return Weights::Norm{layer->weight.detach(), layer->bias.detach(),
+                         static_cast<float>(layer->options.eps())};
   };
   weights->embedding =
       parameters[options.share_embeddings ? "source_embedding.weight" : "target_embedding.weight"]
@@ -218,7 +222,7 @@ CpuDecoder::CpuDecoder(TransformerImpl& model) {
   }
   if (weights->is_pre_norm) weights->final_norm = norm("decoder_norm");
   weights->output =
-      DecoderLinear(model.output_weight(), model.output_bias(), model.output_inference());
+      Weights::Linear(model.output_weight(), model.output_bias(), model.output_inference());
   weights_ = std::move(weights);
 }
 
@@ -299,12 +303,12 @@ at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) 
   }
 
   // x = x + sublayer(norm(x)) (pre-norm) or x = norm(x + sublayer(x)) (post-norm).
-  const auto sublayer_input = [&](const Norm& norm) -> const float* {
+  const auto sublayer_input = [&](const Weights::Norm& norm) -> const float* {
     if (!w.is_pre_norm) return b.x.data();
     norm.apply(b.x.data(), rows, b.normed.data());
     return b.normed.data();
   };
-  const auto add_residual = [&](const Norm& norm) {
+  const auto add_residual = [&](const Weights::Norm& norm) {
     cpu::add(b.x.data(), b.sublayer.data(), rows * d);
     if (!w.is_pre_norm) norm.apply(b.x.data(), rows, b.x.data());
   };

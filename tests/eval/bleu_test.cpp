@@ -11,11 +11,11 @@
 namespace nmt::eval {
 namespace {
 
-constexpr double kTolerance = 0.01;
+constexpr double kBleuTolerance = 0.01;
 
 void expect_bleu_matches(const BleuScore& actual, const nlohmann::json& expected) {
-  EXPECT_NEAR(actual.score, expected["score"].get<double>(), kTolerance);
-  EXPECT_NEAR(actual.bp, expected["bp"].get<double>(), kTolerance);
+  EXPECT_NEAR(actual.score, expected["score"].get<double>(), kBleuTolerance);
+  EXPECT_NEAR(actual.bp, expected["bp"].get<double>(), kBleuTolerance);
   EXPECT_EQ(actual.sys_len, expected["sys_len"].get<int64_t>());
   EXPECT_EQ(actual.ref_len, expected["ref_len"].get<int64_t>());
   for (std::size_t n = 0; n < 4; ++n) {
@@ -49,7 +49,7 @@ TEST(BleuGoldenTest, SentenceBleuOfFirstFiftyLinesMatchesSacrebleu) {
   ASSERT_EQ(expected.size(), 50u);
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const BleuScore bleu = sentence_bleu(hypotheses[i], {references[i]});
-    EXPECT_NEAR(bleu.score, expected[i].get<double>(), kTolerance)
+    EXPECT_NEAR(bleu.score, expected[i].get<double>(), kBleuTolerance)
         << "line " << i + 1 << ": " << hypotheses[i];
     EXPECT_EQ(bleu.signature, "nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0");
   }

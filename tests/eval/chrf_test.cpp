@@ -11,13 +11,13 @@
 namespace nmt::eval {
 namespace {
 
-constexpr double kTolerance = 0.01;
+constexpr double kChrfTolerance = 0.01;
 
 TEST(ChrfGoldenTest, CorpusChrfOneReferenceMatchesSacrebleu) {
   const auto expected = testing::read_golden_expected();
   const ChrfScore chrf =
       corpus_chrf(testing::read_golden_lines("hyp.txt"), {testing::read_golden_lines("ref.txt")});
-  EXPECT_NEAR(chrf.score, expected["corpus_chrf_1ref"].get<double>(), kTolerance);
+  EXPECT_NEAR(chrf.score, expected["corpus_chrf_1ref"].get<double>(), kChrfTolerance);
   EXPECT_EQ(chrf.signature, expected["signature_chrf"].get<std::string>());
 }
 
@@ -26,7 +26,7 @@ TEST(ChrfGoldenTest, CorpusChrfTwoReferencesMatchesSacrebleu) {
   const ChrfScore chrf =
       corpus_chrf(testing::read_golden_lines("hyp.txt"),
                   {testing::read_golden_lines("ref.txt"), testing::read_golden_lines("ref2.txt")});
-  EXPECT_NEAR(chrf.score, expected["corpus_chrf_2ref"].get<double>(), kTolerance);
+  EXPECT_NEAR(chrf.score, expected["corpus_chrf_2ref"].get<double>(), kChrfTolerance);
   EXPECT_EQ(chrf.signature, "nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0");
 }
 
@@ -37,7 +37,7 @@ TEST(ChrfGoldenTest, SentenceChrfOfFirstFiftyLinesMatchesSacrebleu) {
   ASSERT_EQ(expected.size(), 50u);
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const ChrfScore chrf = sentence_chrf(hypotheses[i], {references[i]});
-    EXPECT_NEAR(chrf.score, expected[i].get<double>(), kTolerance)
+    EXPECT_NEAR(chrf.score, expected[i].get<double>(), kChrfTolerance)
         << "line " << i + 1 << ": " << hypotheses[i];
   }
 }

@@ -281,7 +281,7 @@ std::string legacy_of(const std::string& state_dict,
   return file;
 }
 
-std::string refusal(const std::string& content) {
+std::string checkpoint_refusal(const std::string& content) {
   try {
     PytorchCheckpoint::from_bytes(content, "model.bin");
   } catch (const nmt::ConfigError& error) {
@@ -323,10 +323,10 @@ std::string legacy_view(int32_t view_offset, int32_t view_size) {
 TEST(PytorchCheckpointTest, ReadsLegacyStorageViews) {
   EXPECT_EQ(floats(PytorchCheckpoint::from_bytes(legacy_view(1, 2), "model.bin"), "w"),
             std::vector<float>{3.0f});
-  EXPECT_EQ(refusal(legacy_view(3, 2)),
+  EXPECT_EQ(checkpoint_refusal(legacy_view(3, 2)),
             "model.bin: a view of 2 elements from offset 3 lies outside storage \"root\" of 4 "
             "elements");
-  EXPECT_EQ(refusal(legacy_view(2, 1)),
+  EXPECT_EQ(checkpoint_refusal(legacy_view(2, 1)),
             "model.bin: tensor \"w\": its elements [1, 2) lie outside its storage \"root\", which "
             "holds 1");
 }
@@ -345,44 +345,45 @@ TEST(PytorchCheckpointRefusalTest, GlobalsOtherThanTensorsAreRefusedBeforeTheyRu
   const std::string message =
       "model.bin: pickle global \"os.system\" is not allowed; nmt reads only tensors";
   EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole(pickle::global("os", "system") +
-                                          pickle::tuple({pickle::text("echo pwned")}) + "R"))),
+      checkpoint_refusal(checkpoint_of(pickle::whole(
+          pickle::global("os", "system") + pickle::tuple({pickle::text("echo pwned")}) + "R"))),
       message);
   // STACK_GLOBAL (protocol 4) takes the same names from the stack.
-  EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole(pickle::text("os") + pickle::text("system") + "\x93"))),
-      message);
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole(pickle::global("torch", "ComplexFloatStorage")))),
+  EXPECT_EQ(checkpoint_refusal(
+                checkpoint_of(pickle::whole(pickle::text("os") + pickle::text("system") + "\x93"))),
+            message);
+  EXPECT_EQ(checkpoint_refusal(
+                checkpoint_of(pickle::whole(pickle::global("torch", "ComplexFloatStorage")))),
             "model.bin: pickle global \"torch.ComplexFloatStorage\": nmt does not read tensors of "
             "this storage class");
-  EXPECT_EQ(refusal(legacy_of(pickle::whole(pickle::global("builtins", "eval")), {})),
+  EXPECT_EQ(checkpoint_refusal(legacy_of(pickle::whole(pickle::global("builtins", "eval")), {})),
             "model.bin: pickle global \"builtins.eval\" is not allowed; nmt reads only tensors");
 }
 
 TEST(PytorchCheckpointRefusalTest, TruncatedFilesAreRefused) {
   const std::string zip = nmt::testing::read_file(golden_path("pytorch_zip.bin"));
-  EXPECT_EQ(refusal(zip.substr(0, zip.size() - 1)),
+  EXPECT_EQ(checkpoint_refusal(zip.substr(0, zip.size() - 1)),
             "model.bin: no zip end of central directory record (the file is truncated or not a zip "
             "archive)");
   const std::string legacy = nmt::testing::read_file(golden_path("pytorch_legacy.bin"));
-  EXPECT_EQ(refusal(legacy.substr(0, legacy.size() - 1)),
+  EXPECT_EQ(checkpoint_refusal(legacy.substr(0, legacy.size() - 1)),
             "model.bin: storage \"94847633140192\" at byte 1462 runs past the end of the file (the "
             "file is truncated)");
-  EXPECT_EQ(refusal(legacy.substr(0, 1000)),
+  EXPECT_EQ(checkpoint_refusal(legacy.substr(0, 1000)),
             "model.bin: pickle opcode at byte 985 runs past the end of the pickle (byte 1000; the "
             "file is truncated)");
   EXPECT_EQ(
-      refusal(checkpoint_of("\x80\x02}")),
+      checkpoint_refusal(checkpoint_of("\x80\x02}")),
       "model.bin: archive/data.pkl: pickle ends at byte 3 without STOP (the file is truncated)");
-  EXPECT_EQ(refusal("PK"),
+  EXPECT_EQ(checkpoint_refusal("PK"),
             "model.bin: file is 2 bytes long, too short for a zip archive's end record");
   EXPECT_EQ(
-      refusal(""),
+      checkpoint_refusal(""),
       "model.bin: not a PyTorch checkpoint: neither a zip archive nor torch.save's legacy format");
 }
 
 TEST(PytorchCheckpointRefusalTest, CompressedEntriesAreRefused) {
-  EXPECT_EQ(refusal(zip_of({{"archive/data.pkl", "\x78\x9c", 8}})),
+  EXPECT_EQ(checkpoint_refusal(zip_of({{"archive/data.pkl", "\x78\x9c", 8}})),
             "model.bin: zip entry \"archive/data.pkl\" is compressed (method 8); torch.save stores "
             "its entries uncompressed");
 }
@@ -393,17 +394,17 @@ TEST(PytorchCheckpointRefusalTest, OffsetsOutsideTheFileAreRefused) {
   const std::size_t end = archive.size() - 22;
   std::string far_directory = archive;
   far_directory.replace(end + 16, 4, u32(100000));
-  EXPECT_EQ(refusal(far_directory),
+  EXPECT_EQ(checkpoint_refusal(far_directory),
             "model.bin: the zip central directory (62 bytes at byte 100000) lies outside the file "
             "of 136 bytes");
   std::string far_header = archive;
   far_header.replace(pkl.size() + 46 + 42, 4, u32(90000));
-  EXPECT_EQ(refusal(far_header),
+  EXPECT_EQ(checkpoint_refusal(far_header),
             "model.bin: zip entry \"archive/data.pkl\": its local header at byte 90000 is missing "
             "or damaged");
   std::string long_entry = archive;
   long_entry.replace(pkl.size() + 46 + 20, 8, u32(5000) + u32(5000));
-  EXPECT_EQ(refusal(long_entry),
+  EXPECT_EQ(checkpoint_refusal(long_entry),
             "model.bin: zip entry \"archive/data.pkl\": its 5000 bytes at byte 46 run past the end "
             "of the file (136 bytes)");
 }
@@ -419,46 +420,48 @@ TEST(PytorchCheckpointRefusalTest, NonContiguousTensorsAreRefused) {
                   ": tensor \"weight\": stride [1, 3] of size [3, 2] is not C-contiguous; nmt "
                   "reads only contiguous tensors");
   }
-  EXPECT_EQ(refusal(one_tensor(6, 0, {2, 3}, {3, 2})),
+  EXPECT_EQ(checkpoint_refusal(one_tensor(6, 0, {2, 3}, {3, 2})),
             "model.bin: tensor \"w\": stride [3, 2] of size [2, 3] is not C-contiguous; nmt reads "
             "only contiguous tensors");
 }
 
 TEST(PytorchCheckpointRefusalTest, TensorsBeyondTheirStorageAreRefused) {
   EXPECT_EQ(
-      refusal(one_tensor(4, 2, {3}, {1})),
+      checkpoint_refusal(one_tensor(4, 2, {3}, {1})),
       "model.bin: tensor \"w\": its elements [2, 5) lie outside its storage \"0\", which holds 4");
-  EXPECT_EQ(refusal(one_tensor(4, -1, {2}, {1})),
+  EXPECT_EQ(checkpoint_refusal(one_tensor(4, -1, {2}, {1})),
             "model.bin: tensor \"w\": storage_offset -1 is negative");
-  EXPECT_EQ(refusal(one_tensor(4, 0, {-2}, {1})),
+  EXPECT_EQ(checkpoint_refusal(one_tensor(4, 0, {-2}, {1})),
             "model.bin: tensor \"w\": size [-2] has a negative dimension");
-  EXPECT_EQ(refusal(one_tensor(4, 0, {65536, 65536, 65536, 65536}, {0, 0, 0, 1})),
+  EXPECT_EQ(checkpoint_refusal(one_tensor(4, 0, {65536, 65536, 65536, 65536}, {0, 0, 0, 1})),
             "model.bin: tensor \"w\": shape [65536, 65536, 65536, 65536] has more than "
             "9223372036854775807 elements");
 }
 
 TEST(PytorchCheckpointRefusalTest, TopLevelsOtherThanAStateDictAreRefused) {
   EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole("]"))),
+      checkpoint_refusal(checkpoint_of(pickle::whole("]"))),
       "model.bin: the pickle holds a list, expected a state dict (a dict of names to tensors)");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole(pickle::dict({{"nested", "}"}})))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole(pickle::dict({{"nested", "}"}})))),
             "model.bin: state dict entry \"nested\" is a dict, expected a tensor");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole("}" + pickle::integer(3) + "}s"))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole("}" + pickle::integer(3) + "}s"))),
             "model.bin: state dict key 0 is an int, expected a string");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole(pickle::dict({{"n", pickle::integer(1)}})))),
-            "model.bin: state dict entry \"n\" is an int, expected a tensor");
+  EXPECT_EQ(
+      checkpoint_refusal(checkpoint_of(pickle::whole(pickle::dict({{"n", pickle::integer(1)}})))),
+      "model.bin: state dict entry \"n\" is an int, expected a tensor");
 }
 
 TEST(PytorchCheckpointRefusalTest, ArchivesWithoutDataPklAreRefused) {
   EXPECT_EQ(
-      refusal(zip_of({{"archive/version", "3\n"}, {"data.pkl", "x"}})),
+      checkpoint_refusal(zip_of({{"archive/version", "3\n"}, {"data.pkl", "x"}})),
       "model.bin: the zip archive has no <prefix>/data.pkl: it is not a torch.save checkpoint");
 }
 
 TEST(PytorchCheckpointRefusalTest, BigEndianCheckpointsAreRefused) {
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole(pickle::dict({})), {}, "big")),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole(pickle::dict({})), {}, "big")),
             "model.bin: byteorder is \"big\"; nmt reads only little-endian checkpoints");
-  EXPECT_EQ(refusal(legacy_of(pickle::whole(pickle::dict({})), {}, 4, /*little_endian=*/false)),
+  EXPECT_EQ(checkpoint_refusal(
+                legacy_of(pickle::whole(pickle::dict({})), {}, 4, /*little_endian=*/false)),
             "model.bin: the checkpoint was written on a big-endian machine; nmt reads only "
             "little-endian checkpoints");
 }
@@ -466,70 +469,73 @@ TEST(PytorchCheckpointRefusalTest, BigEndianCheckpointsAreRefused) {
 TEST(PytorchCheckpointRefusalTest, StoragesThatDisagreeWithTheirEntriesAreRefused) {
   const std::string id = pickle::storage("FloatStorage", "0", 2);
   const std::string pkl = pickle::whole(pickle::dict({{"w", pickle::tensor(id, 0, {2}, {1})}}));
-  EXPECT_EQ(refusal(checkpoint_of(pkl)),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pkl)),
             "model.bin: storage \"0\" has no zip entry \"archive/data/0\"");
-  EXPECT_EQ(refusal(checkpoint_of(pkl, {{"0", "abc"}})),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pkl, {{"0", "abc"}})),
             "model.bin: zip entry \"archive/data/0\" holds 3 bytes, but storage \"0\" of 2 F32 "
             "elements needs 8");
   const std::string half_id = pickle::storage("HalfStorage", "0", 2);
   EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole(pickle::dict(
+      checkpoint_refusal(checkpoint_of(pickle::whole(pickle::dict(
           {{"w", pickle::tensor(id, 0, {2}, {1})}, {"v", pickle::tensor(half_id, 0, {2}, {1})}})))),
       "model.bin: storage \"0\" is named as F32 of 2 elements and then as F16 of 2");
-  EXPECT_EQ(refusal(legacy_of(pkl, {{"0", "12345678"}, {"1", "x"}})),
+  EXPECT_EQ(checkpoint_refusal(legacy_of(pkl, {{"0", "12345678"}, {"1", "x"}})),
             "model.bin: the legacy checkpoint lists a storage key that no tensor names");
   EXPECT_EQ(
-      refusal(legacy_of(pkl, {{"0", "1234"}})),
+      checkpoint_refusal(legacy_of(pkl, {{"0", "1234"}})),
       "model.bin: storage \"0\" at byte 231 runs past the end of the file (the file is truncated)");
 }
 
 TEST(PytorchCheckpointRefusalTest, MalformedPicklesAreRefused) {
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole("d"))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole("d"))),
             "model.bin: archive/data.pkl: pickle opcode 0x64 ('d') at byte 2 is not supported (nmt "
             "reads only the opcodes torch.save writes for a state dict)");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole("h\x05"))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole("h\x05"))),
             "model.bin: archive/data.pkl: pickle gets memo entry 5 at byte 2, which was never put");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole("s"))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole("s"))),
             "model.bin: archive/data.pkl: pickle opcode at byte 2 pops from an empty stack");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole("}]0"))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole("}]0"))),
             "model.bin: archive/data.pkl: pickle opcode 0x30 ('0') at byte 4 is not supported (nmt "
             "reads only the opcodes torch.save writes for a state dict)");
-  EXPECT_EQ(refusal(checkpoint_of("\x80\x06}.")),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of("\x80\x06}.")),
             "model.bin: archive/data.pkl: pickle protocol 6 is not supported (2 to 5 are)");
   EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole(pickle::global("collections", "OrderedDict") + "]R"))),
+      checkpoint_refusal(
+          checkpoint_of(pickle::whole(pickle::global("collections", "OrderedDict") + "]R"))),
       "model.bin: archive/data.pkl: pickle REDUCE at byte 28 needs a tuple of arguments, got a "
       "list");
   EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole(pickle::tensor(pickle::integer(1), 0, {1}, {1})))),
+      checkpoint_refusal(
+          checkpoint_of(pickle::whole(pickle::tensor(pickle::integer(1), 0, {1}, {1})))),
       "model.bin: pickle calls torch._utils._rebuild_tensor_v2 with (an int, an int, a tuple, a "
       "tuple, a bool, a dict), expected (storage, storage_offset, size, stride, requires_grad, "
       "backward_hooks[, metadata]) with up to 32 dimensions in size and as many in stride");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole(pickle::tuple({pickle::text("storage")}) + "Q"))),
+  EXPECT_EQ(checkpoint_refusal(
+                checkpoint_of(pickle::whole(pickle::tuple({pickle::text("storage")}) + "Q"))),
             "model.bin: pickle persistent id (a string) is not a storage's ('storage', storage "
             "class, key, location, size[, view])");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole("]}b"))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole("]}b"))),
             "model.bin: pickle BUILD sets the state of a list; nmt allows it only on the state "
             "dict (its _metadata)");
-  EXPECT_EQ(refusal(checkpoint_of(pickle::whole(std::string(2000, '(')))),
+  EXPECT_EQ(checkpoint_refusal(checkpoint_of(pickle::whole(std::string(2000, '(')))),
             "model.bin: archive/data.pkl: pickle nests more than 1024 marks");
 }
 
 TEST(PytorchCheckpointRefusalTest, NamesGivenTwiceAreRefused) {
   const std::string id = pickle::storage("FloatStorage", "0", 1);
   const std::string w = pickle::tensor(id, 0, {1}, {1});
-  EXPECT_EQ(
-      refusal(checkpoint_of(pickle::whole(pickle::dict({{"w", w}, {"w", w}})), {{"0", "1234"}})),
-      "model.bin: state dict names \"w\" twice");
-  EXPECT_EQ(refusal(zip_of({{"archive/data.pkl", "."}, {"archive/data.pkl", "."}})),
+  EXPECT_EQ(checkpoint_refusal(
+                checkpoint_of(pickle::whole(pickle::dict({{"w", w}, {"w", w}})), {{"0", "1234"}})),
+            "model.bin: state dict names \"w\" twice");
+  EXPECT_EQ(checkpoint_refusal(zip_of({{"archive/data.pkl", "."}, {"archive/data.pkl", "."}})),
             "model.bin: the zip archive holds two entries named \"archive/data.pkl\"");
 }
 
 TEST(PytorchCheckpointRefusalTest, FilesOfOtherFormatsAreRefused) {
   EXPECT_EQ(
-      refusal("\x1f\x8b\x08"),
+      checkpoint_refusal("\x1f\x8b\x08"),
       "model.bin: not a PyTorch checkpoint: neither a zip archive nor torch.save's legacy format");
-  EXPECT_EQ(refusal(pickle::whole("N")),
+  EXPECT_EQ(checkpoint_refusal(pickle::whole("N")),
             "model.bin: not a PyTorch checkpoint: neither a zip archive nor torch.save's legacy "
             "format (its magic number is missing)");
 }

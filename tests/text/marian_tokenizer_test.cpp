@@ -15,7 +15,7 @@
 namespace nmt::text {
 namespace {
 
-std::vector<std::string> corpus() {
+std::vector<std::string> marian_corpus() {
   std::vector<std::string> sentences;
   for (int repeat = 0; repeat < 20; ++repeat) {
     for (const char* sentence :
@@ -33,7 +33,7 @@ const SentencePieceTokenizer& subword_model() {
     options.clean = CleanMode::kNormalize;
     options.tokenizer = TokenizerKind::kSentencePiece;
     options.vocab_size = 400;
-    return SentencePieceTokenizer::train(corpus(), options, 7);
+    return SentencePieceTokenizer::train(marian_corpus(), options, 7);
   }();
   return model;
 }

@@ -16,14 +16,7 @@
 namespace nmt::train {
 namespace {
 
-bool same_parameters(model::Transformer& a, model::Transformer& b) {
-  const auto pa = a->named_parameters();
-  const auto pb = b->named_parameters();
-  for (const auto& item : pa) {
-    if (!torch::equal(item.value(), pb[item.key()])) return false;
-  }
-  return pa.size() == pb.size();
-}
+using testing::same_parameters;
 
 TEST(CheckpointTest, RoundTripIsBitIdentical) {
   testing::ScratchDir dir;

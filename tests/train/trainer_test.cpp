@@ -59,13 +59,7 @@ TrainingRun make_run(const std::string& dir,
   return run;
 }
 
-bool same_parameters(model::Transformer& a, model::Transformer& b) {
-  const auto pb = b->named_parameters();
-  for (const auto& item : a->named_parameters()) {
-    if (!torch::equal(item.value(), pb[item.key()])) return false;
-  }
-  return true;
-}
+using testing::same_parameters;
 
 TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
   const std::atomic<bool> never{false};

@@ -7,11 +7,13 @@
 
 #include "example_pictures.h"
 #include "nmt/error.h"
+#include "test_utils.h"
 #include "viz/html.h"
 
 namespace nmt::viz {
 namespace {
 
+using nmt::testing::contains;
 using nmt::testing::example_picture;
 
 std::string shape_error(const AttentionPicture& picture) {
@@ -21,10 +23,6 @@ std::string shape_error(const AttentionPicture& picture) {
     return error.what();
   }
   return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // The JSON the page's script reads.

@@ -5,13 +5,12 @@
 #include <string>
 
 #include "example_pictures.h"
+#include "test_utils.h"
 
 namespace nmt::viz {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using nmt::testing::contains;
 
 ReportInput example_input() {
   return {"runs/2024 <en&es>", nmt::testing::example_config(), nmt::testing::example_records()};
