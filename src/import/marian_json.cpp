@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "nmt/error.h"
 #include "safetensors_format.h"
 
 namespace nmt::import::detail {
@@ -94,10 +93,6 @@ std::string read_bounded(const std::string& path, uint64_t max_bytes) {
 }
 
 }  // namespace
-
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
-  throw ConfigError(source + ": " + problem);
-}
 
 std::string describe(const json& value) {
   if (value.is_string()) return quote(value.get_ref<const std::string&>());

@@ -11,10 +11,9 @@
 #include <optional>
 #include <string>
 
-namespace nmt::import::detail {
+#include "refusal.h"
 
-// Throws ConfigError "source: problem" (also safetensors.cpp's refusals).
-[[noreturn]] void fail(const std::string& source, const std::string& problem);
+namespace nmt::import::detail {
 
 // A JSON value for a message: strings quoted and cut, containers by kind, scalars as JSON.
 std::string describe(const nlohmann::json& value);

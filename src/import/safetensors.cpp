@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "mapped_file.h"
-#include "marian_json.h"
+#include "refusal.h"
 #include "safetensors_format.h"
 
 namespace nmt::import {
