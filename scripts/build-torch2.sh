@@ -46,8 +46,8 @@ fi
 # is installed too (TorchConfig's own hints come after the system directories).
 torch_root=$(dirname "$(dirname "$torch_prefix")")
 # A unity build (CMake's batches of 8 sources per translation unit): LibTorch's headers cost about
-# 15 s a unit, and CI's build of this variant took 6 min 55 s so, against 13-20 minutes with one
-# unit per source (2 cores, 2026-11-28).
+# 15 s a unit. CI's build of this variant took 6 min 55 s as a unity build, against 13-20 minutes
+# with one unit per source (2 cores, 2026-11-28).
 # build/ (scripts/build.sh, LibTorch 1.13) stays one unit per source, so it is the build that
 # proves each file includes what it uses.
 cmake_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON
