@@ -59,7 +59,11 @@ NMT_AVX2 inline void store_outputs(__m256i sums, float row_scale, const Columns&
   __m256 value =
       _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(row_scale), scales), _mm256_cvtepi32_ps(sums));
   if (out.bias) value = _mm256_add_ps(value, _mm256_maskload_ps(out.bias, mask));
-  _mm256_maskstore_ps(y, mask, value);
+  if (out.count == kLanes) {
+    _mm256_storeu_ps(y, value);  // see model/avx_vnni_kernel.inc on masked stores
+  } else {
+    _mm256_maskstore_ps(y, mask, value);
+  }
 }
 
 // Rows [0, Rows) by 8 columns of one panel: `weights` points at the columns' first step, each
