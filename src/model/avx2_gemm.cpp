@@ -119,9 +119,8 @@ NMT_DOT_TARGET inline __m256i dot_accumulate(__m256i sums, __m256i activations, 
 #undef NMT_DOT_TARGET
 }  // namespace seven_bit
 
-}  // namespace
-
-void avx2_gemm(const Int8Product& product, PanelRange panels) {
+// avx2_gemm in one pass: the product on weights of the full range.
+void full_range_gemm(const Int8Product& product, PanelRange panels) {
   const PackedInt8Weight& w = *product.weight;
   // This kernel's bytes are q itself (vnni_gemm.h).
   const auto* activations = reinterpret_cast<const int8_t*>(product.activations);
@@ -154,8 +153,49 @@ void avx2_gemm(const Int8Product& product, PanelRange panels) {
   }
 }
 
+// Rows [first, first + count) of `product`.
+Int8Product rows_of(const Int8Product& product, int64_t first, int64_t count) {
+  Int8Product rows = product;
+  rows.activations += first * product.weight->padded_cols;
+  rows.m = count;
+  rows.row_scales += first;
+  rows.y += first * product.weight->rows;
+  return rows;
+}
+
+// `gemm` over the product's rows in passes of at most kPassOutputBytes of outputs, each pass whole
+// blocks of the kernel's `kernel_rows` rows. Both kernels here write a group of output columns for
+// all their rows before the next group, a piece of one line per row, so they write to as many
+// places at once as they have rows. Where the outputs outgrow the cache, as the output layer's
+// [m, vocabulary] does for a beam's hundreds of rows, that many places at once likely defeat the
+// hardware's prefetching of the lines written. Measured on an AMD Zen 4 held to AVX2, the 7-bit
+// kernel alone at 8,000 columns in alternating runs: passes of 6 or 12 rows ran 320 rows
+// 1.18-1.32x faster than one pass and 160 rows 1.03-1.28x; passes of 30 rows gained nothing.
+// Products of under kPassOutputBytes of outputs are one pass.
+void in_row_passes(Int8Kernel gemm,
+                   int64_t kernel_rows,
+                   const Int8Product& product,
+                   PanelRange panels) {
+  constexpr int64_t kPassOutputBytes = int64_t{512} << 10;
+  const int64_t written_columns =
+      std::min(product.weight->rows, (panels.end - panels.begin) * kPanel);
+  if (written_columns <= 0) return;
+  const int64_t pass_rows =
+      std::max(kernel_rows, kPassOutputBytes / (written_columns * int64_t{sizeof(float)}) /
+                                kernel_rows * kernel_rows);
+  for (int64_t first = 0; first < product.m; first += pass_rows) {
+    gemm(rows_of(product, first, std::min(pass_rows, product.m - first)), panels);
+  }
+}
+
+}  // namespace
+
+void avx2_gemm(const Int8Product& product, PanelRange panels) {
+  in_row_passes(&full_range_gemm, kRows, product, panels);
+}
+
 void avx2_gemm_7bit(const Int8Product& product, PanelRange panels) {
-  seven_bit::gemm(product, panels);
+  in_row_passes(&seven_bit::gemm, seven_bit::kRows, product, panels);
 }
 
 }  // namespace nmt::model
