@@ -39,10 +39,10 @@ plant "a digit changed" README.md "84.7× in int8 (1,718.6 sentences/s)" \
   "84.7× in int8 (1,781.6 sentences/s)" \
   "README.md:$line: 1,781.6 sentences/s is in no file of data/benchmarks/cpu-bf16-int8-2026-11-23/"
 line=$(grep -n '1.17× CTranslate2' "$copy/README.md" | cut -d: -f1)
-# 2.17: in neither record of the row (their hypotheses hold many small numbers), and no two numbers
-# of the row give it.
-plant "a ratio its row does not give" README.md "1.17× CTranslate2" "2.17× CTranslate2" \
-  "README.md:$line: 2.17× is in no file of data/benchmarks/peers-2026-11-24-amx/"
+# 8.17: in no record of the row (their hypotheses and unrounded JSON figures hold many small
+# numbers; 2.17 passed once the row named a third record), and no two numbers of the row give it.
+plant "a ratio its row does not give" README.md "1.17× CTranslate2" "8.17× CTranslate2" \
+  "README.md:$line: 8.17× is in no file of data/benchmarks/peers-2026-11-24-amx/"
 line=$(grep -n 'measured: 168 MiB' "$copy/docs/reliability.md" | cut -d: -f1)
 plant "the record lost the number" data/benchmarks/gzip-bomb-2026-11-24/README.md \
   "Maximum resident set size (kbytes): 171544" "Maximum resident set size (kbytes): 191544" \
