@@ -541,24 +541,35 @@ fi
 
 # --- Table ---
 notes=$(mktemp)
-"$score_python" - "$work/calibration.json" "$notes" <<'EOF'
+"$score_python" - "$work/calibration.json" "$notes" "$tools" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
+tools = sys.argv[3].split(",")
 n, o, j, m = c["nmt"], c["onmt"], c["joey"], c["marian"]
+batches = {
+    "onmt": f"OpenNMT-py counts rows x max(source, target + 2): batch_size {o['batch_size']} gives {o['mean_real_tgt_tokens']:,} ({o['at_nominal']:,} at {n['max_tokens']}); it drops {o['dropped_pairs_per_epoch']:,} pairs per epoch whose source is already in their batch.",
+    "joey": f"JoeyNMT fills batches from unsorted pairs counting padding: batch_size {j['batch_size']} gives {j['mean_real_tgt_tokens']:,} ({j['at_nominal']:,} at {n['max_tokens']}).",
+    "marian": f"Marian closes a length-sorted batch once its real source tokens (with </s>) exceed mini-batch-words: {m['batch_size']} gives {m['mean_real_tgt_tokens']:,} ({m['at_nominal']:,} at {n['max_tokens']}).",
+}
 notes = [
     f"Data: the split of nmt prepare ({c['train_pairs']:,} training pairs), encoded once into the pieces of its SentencePiece model for every peer; each peer's vocabulary file is the model's pieces 4-7999 plus its own four specials (8,000 entries, as nmt's; Marian's has two, </s> and <unk>: 7,998).",
-    f"Batches: nmt's max_tokens {n['max_tokens']} counts padded target positions of length-sorted batches: {n['mean_real_tgt_tokens']:,} real target tokens per update, {n['batches_per_epoch']} updates per epoch. OpenNMT-py counts rows x max(source, target + 2): batch_size {o['batch_size']} gives {o['mean_real_tgt_tokens']:,} ({o['at_nominal']:,} at {n['max_tokens']}); it drops {o['dropped_pairs_per_epoch']:,} pairs per epoch whose source is already in their batch. JoeyNMT fills batches from unsorted pairs counting padding: batch_size {j['batch_size']} gives {j['mean_real_tgt_tokens']:,} ({j['at_nominal']:,} at {n['max_tokens']}). Marian closes a length-sorted batch once its real source tokens (with </s>) exceed mini-batch-words: {m['batch_size']} gives {m['mean_real_tgt_tokens']:,} ({m['at_nominal']:,} at {n['max_tokens']}).",
+    " ".join([f"Batches: nmt's max_tokens {n['max_tokens']} counts padded target positions of length-sorted batches: {n['mean_real_tgt_tokens']:,} real target tokens per update, {n['batches_per_epoch']} updates per epoch."]
+             + [text for tool, text in batches.items() if tool in tools]),
     "Architecture as configs/tatoeba-en-es.json in every tool (pre-norm, d 256, 4+4 layers, 4 heads, ff 1024, ReLU, one shared embedding matrix tied to the output, scaled by sqrt(d), sinusoidal positions, label smoothing 0.1, dropout 0.1, Adam 0.9/0.999 with 1,000 linear warm-up steps to 1e-3 and inverse-square-root decay, gradient norm clipped at 1). Not matched (details in scripts/peers/*-tatoeba.y*ml): initialisation of linear layers (Xavier in the peers); dropout after the feed-forward ReLU (OpenNMT-py, JoeyNMT) and on attention weights (JoeyNMT); no output bias and layer-norm epsilon 1e-6 in JoeyNMT; layer-norm epsilon 1e-6 and sines and cosines concatenated, not interleaved, in Marian; JoeyNMT's beam length penalty ((5 + n) / 6)^1 instead of n^1.",
     "Precision: the peers train in fp32 (none has CPU mixed precision); nmt's throughput is shown in fp32 and in its default (bf16 autocast on CPUs with AVX512-BF16), its quality run in its default.",
     "Validation during the budget: nmt at each epoch's end (loss on the valid split + 500 greedy translations); the peers every nmt-epoch's worth of updates (OpenNMT-py and Marian: loss; JoeyNMT: loss and greedy translations of 500 random valid sentences). All of it counts in the budget.",
     "Stopping: nmt by SIGTERM (it saves checkpoint.pt at the current update); OpenNMT-py and JoeyNMT by scripts/peers/peer_train.py at the first update after the deadline, after which each writes its usual final checkpoint; Marian by SIGTERM (it finishes the update and saves model.npz).",
-    "Marian 1.12's released decoder mistranslates pre-norm models: in step-by-step decoding its decoder self-attention leaves the layer norm off the keys and values (src/models/transformer.h; docs/performance.md, Training against Marian), so its BLEU here is not its model's quality.",
 ]
+if "marian" in tools:
+    notes.append("Marian 1.12's released decoder mistranslates pre-norm models: in step-by-step decoding its decoder self-attention leaves the layer norm off the keys and values (src/models/transformer.h; docs/performance.md, Training against Marian), so its BLEU here is not its model's quality.")
 json.dump({"notes": notes}, open(sys.argv[2], "w"))
 EOF
 helper merge "$out/meta.json" --json "$out/meta.json" --json "$notes" --set "loadavg_end=$(loadavg)"
 rm -f "$notes"
-cp scripts/peers/onmt-tatoeba.yaml scripts/peers/joey-tatoeba.yaml scripts/peers/marian-tatoeba.yml "$out/configs/"
+# The templates of the peers this run trained, as scripts/peers/ held them.
+for tool in onmt joey marian; do
+  if has_tool "$tool"; then cp scripts/peers/"$tool"-tatoeba.y*ml "$out/configs/"; fi
+done
 helper table "$out" > /dev/null
 log "record written to $out (training.md); scratch in $work"
 cat "$out/training.md"
