@@ -26,7 +26,9 @@ Command add_bench_train(CLI::App& bench) {
       "report\n"
       "real target and source tokens/s, sentences/s, ms per step by phase, padding, peak memory "
       "and\n"
-      "model FLOPs utilisation against a GEMM peak measured on the same device. Writes nothing.\n"
+      "model FLOPs utilisation against a GEMM peak measured on the same device; in fp32 on the\n"
+      "CPU, the FMA ceiling too (the vector unit's multiply-adds per second, which no product\n"
+      "beats). Writes nothing.\n"
       "A configuration with train.init_from measures fine-tuning that run: its vocabularies,\n"
       "model settings and weights, as `nmt train --init-from` would train them.");
   auto args = std::make_shared<BenchTrainArgs>();

@@ -298,6 +298,9 @@ BenchTrainResult bench_train(const Config& requested, const BenchTrainOptions& o
       measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
   BenchTrainResult result =
       measured(config, device, start.threads, uses_bf16, totals, options.steps, peak);
+  if (device.is_cpu() && !uses_bf16) {
+    result.fma_peak = measure_fma_peak(static_cast<int>(start.threads));
+  }
   if (profiled > 0) {
     result.profile = options.profile_path;
     result.profiled_steps = profiled;
@@ -330,6 +333,10 @@ nlohmann::json to_json(const BenchTrainResult& result) {
                          {"mfu", result.mfu},
                          {"hardware_utilisation", result.hardware_utilisation},
                          {"batching", result.batching}};
+  if (const auto& fma = result.fma_peak) {
+    json["fma_peak_gflops"] = fma->flops_per_s / 1e9;
+    json["fma_tier"] = fma->tier;
+  }
   if (!result.profile.empty()) {
     json["profile"] = result.profile;
     json["profiled_steps"] = result.profiled_steps;
@@ -364,12 +371,21 @@ std::string bench_train_text(const BenchTrainResult& result, const std::string& 
           100.0 * *job->scaling_efficiency, job->ranks, *job->baseline_tgt_tokens_per_s);
     }
   }
+  std::string ceiling;
+  if (const auto& fma = result.fma_peak) {
+    const double gflops = fma->flops_per_s / 1e9;
+    ceiling = fmt::format(
+        "  FMA ceiling      {:10.0f}   GFLOP/s of fp32 {} multiply-adds on {} threads: the GEMM "
+        "runs at {:.1f}% of it, the model arithmetic at {:.1f}%\n",
+        gflops, fma->tier, fma->threads, 100.0 * result.gemm_peak_gflops / gflops,
+        100.0 * result.mfu * result.gemm_peak_gflops / gflops);
+  }
   const std::string profile =
       result.profile.empty()
           ? ""
           : fmt::format("  profile          {:10}   steps more, every operator, in {}\n",
                         result.profiled_steps, result.profile);
-  return bench_step_text(result, title) + ranks + profile;
+  return bench_step_text(result, title) + ceiling + ranks + profile;
 }
 
 int bench_train_local_ranks(int ranks, const Config& config) {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "nmt/cpu_features.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/run/attention.h"
@@ -381,6 +382,13 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
   EXPECT_EQ(json["tgt_tokens_per_s"], train.tgt_tokens_per_s);
   EXPECT_EQ(json["ms_per_step_phases"]["backward"], train.ms_backward);
   EXPECT_FALSE(json.contains("ranks")) << "a single process is no job";
+  // The FMA ceiling comes with fp32 on the CPU, in both forms of the report.
+  EXPECT_EQ(json.contains("fma_peak_gflops"), train.fma_peak.has_value());
+  EXPECT_EQ(bench_train_text(train, "tiny").find("FMA ceiling") != std::string::npos,
+            train.fma_peak.has_value());
+  if (train.precision == "fp32" && vector_loop_tier() != CpuTier::kBaseline) {
+    EXPECT_TRUE(train.fma_peak.has_value());
+  }
   EXPECT_THROW(bench_train(load_config(run().config()), bench_options(0, 1)), ConfigError);
   BenchTrainOptions profiled = bench_options(1, 0);
   profiled.profile_path = scratch_->file("no-such-directory/trace.json");

@@ -16,6 +16,7 @@
 #include "nmt/model/linear.h"
 #include "nmt/model/options.h"
 #include "nmt/run/config.h"
+#include "nmt/run/fma_peak.h"
 #include "nmt/run/open_run.h"
 
 namespace nmt::run {
@@ -93,6 +94,7 @@ struct BenchTrainResult {
   double padding_fraction = 0.0;  // of the target positions computed
   double peak_rss_mib = 0.0;
   double gemm_peak_gflops = 0.0;       // measured on the device, in the precision
+  std::optional<FmaPeak> fma_peak;     // fp32 on the CPU only
   double model_tflops_per_step = 0.0;  // real tokens only
   double mfu = 0.0;                    // model FLOPs / peak
   double hardware_utilisation = 0.0;   // FLOPs of every computed position / peak
