@@ -102,7 +102,11 @@ std::string cpu_tier_problem() {
   return "NMT_CPU_ISA: unknown tier '" + std::string(value) + "' (one of " + names + ")";
 }
 
-bool cpu_has_avx2() { return allows(CpuTier::kAvx2) && NMT_HARDWARE_HAS("avx2"); }
+// FMA comes with AVX2 in every x86 CPU that has it (Haswell, Excavator and later), and LibTorch's
+// and CTranslate2's AVX2 tiers require both too.
+bool cpu_has_avx2() {
+  return allows(CpuTier::kAvx2) && NMT_HARDWARE_HAS("avx2") && NMT_HARDWARE_HAS("fma");
+}
 
 bool cpu_has_avx_vnni() { return allows(CpuTier::kAvxVnni) && hardware_has_avx_vnni(); }
 

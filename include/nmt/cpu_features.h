@@ -31,7 +31,7 @@ CpuTier cpu_tier();
 
 // Each feature is reported only where the CPU has it and the tier that brings it is allowed.
 
-// AVX2: nmt's int8 kernel for CPUs without AVX512-VNNI or AVX-VNNI (model/avx2_gemm.cpp).
+// AVX2 with FMA: nmt's int8 kernel for CPUs without AVX512-VNNI or AVX-VNNI (model/avx2_gemm.cpp).
 bool cpu_has_avx2();
 
 // AVX-VNNI: int8 dot products on 256-bit vectors without AVX-512 (VEX-encoded vpdpbusd), which
