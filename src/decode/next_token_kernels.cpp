@@ -108,6 +108,16 @@ int64_t first_largest(const float* values, int64_t n) {
   return best_block + (std::max_element(block, block + std::min(kBlock, n - best_block)) - block);
 }
 
+TokenChoice most_likely(const float* row, int64_t vocab, int64_t first_token) {
+  const int64_t id = first_token + first_largest(row + first_token, vocab - first_token);
+  // The row's largest is the chosen token's or one before first_token's: the same value
+  // block_largest would find over the whole row, since a maximum is exact.
+  float largest = row[id];
+  for (int64_t v = 0; v < first_token; ++v) largest = std::max(largest, row[v]);
+  const Normaliser z = normaliser_below(row, vocab, largest);
+  return {id, row[id] - (z.largest + z.log_sum)};
+}
+
 void best_continuations(const float* logits,
                         int64_t beams,
                         int64_t vocab,

@@ -21,6 +21,15 @@ float log_normaliser(const float* row, int64_t n);
 // The index of the first largest of n >= 1 values (std::max_element's answer, vectorised).
 int64_t first_largest(const float* values, int64_t n);
 
+// Greedy search's choice from one row of vocab logits: the first largest among the tokens from
+// first_token on, and its log-probability row[id] - log_normaliser(row, vocab), the normaliser
+// still over every token. One pass over the row fewer than the two calls above.
+struct TokenChoice {
+  int64_t id;
+  float log_prob;
+};
+TokenChoice most_likely(const float* row, int64_t vocab, int64_t first_token);
+
 // The `count` best continuations of one sentence's beams: the largest totals
 //   beam_scores[b] + (logits[b * vocab + v] - log_normaliser(logits row b))
 // over beams b whose score is finite and tokens v >= first_token. Written best first to

@@ -87,10 +87,9 @@ Choice most_likely(const at::Tensor& logits) {
   // does it); alone, this pass was the serial tenth of a decoding step.
   at::parallel_for(0, rows, kernels::kRowsPerTask, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const float* row = data + r * vocab;
-      const int64_t best = 2 + kernels::first_largest(row + 2, vocab - 2);  // first of equal maxima
-      ids[r] = best;
-      scores[r] = row[best] - kernels::log_normaliser(row, vocab);
+      const kernels::TokenChoice chosen = kernels::most_likely(data + r * vocab, vocab, 2);
+      ids[r] = chosen.id;
+      scores[r] = chosen.log_prob;
     }
   });
   return choice;

@@ -56,6 +56,24 @@ TEST(FirstLargestTest, IsMaxElementsAnswerForEveryLengthAndTies) {
   }
 }
 
+TEST(MostLikelyTest, IsFirstLargestAndLogNormalisersAnswerToTheBit) {
+  // Greedy search's one pass must give what the two calls give, including rows whose largest
+  // logit is one of the tokens before first_token, which it finds apart from the rest.
+  at::manual_seed(5);
+  for (const int64_t vocab : {3, 17, 64, 130, 8000}) {
+    for (const int64_t largest_at : {-1, 0, 1}) {  // -1: wherever it falls
+      at::Tensor logits = at::randn({vocab}) * 6.0;
+      if (largest_at >= 0) logits[largest_at] = 100.0;
+      const float* row = logits.data_ptr<float>();
+      const TokenChoice chosen = most_likely(row, vocab, 2);
+      const int64_t expected_id = 2 + first_largest(row + 2, vocab - 2);
+      EXPECT_EQ(chosen.id, expected_id) << "vocab " << vocab << ", largest at " << largest_at;
+      EXPECT_EQ(chosen.log_prob, row[expected_id] - log_normaliser(row, vocab))
+          << "vocab " << vocab << ", largest at " << largest_at;
+    }
+  }
+}
+
 // LibTorch's computation: log_softmax, <PAD> and <SOS> impossible, plus the beam scores, top-k.
 void reference(const at::Tensor& logits,
                const std::vector<float>& beam_scores,
