@@ -9,7 +9,8 @@ namespace nmt::model::cpu {
 namespace {
 
 // The reductions are vectorised (`omp simd`, compiled with -fopenmp-simd): their sums are in a
-// different order than a scalar loop's, as in any vectorised kernel.
+// different order than a scalar loop's, as in any vectorised kernel. These loops have no variants
+// of their own: they are inlined into attend's and attend_rows's (NMT_VECTOR_CLONES).
 
 // The query's dot products with four key rows at once: four independent sums, so one query load
 // serves four keys and the additions of one sum do not wait for another's.
@@ -26,7 +27,10 @@ namespace {
     s2 += query[i] * k2[i];
     s3 += query[i] * k3[i];
   }
-  sums[0] = s0, sums[1] = s1, sums[2] = s2, sums[3] = s3;
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
 }
 
 [[gnu::always_inline]] inline float dot(const float* a, const float* b, int64_t n) {
