@@ -42,7 +42,10 @@ for binary in "$baseline" "$candidate"; do
   [[ -x "$binary" ]] || { echo "bench-ab: $binary is not an executable" >&2; exit 2; }
 done
 mkdir -p "$out"
-echo "scripts/bench-ab.sh $*  (BENCH=$bench ROUNDS=$rounds CONFIG=$config BENCH_FLAGS=${flags[*]}" \
+# CONFIG only where it is read: translation names its run in BENCH_FLAGS.
+config_setting=""
+if [[ $bench == train ]]; then config_setting=" CONFIG=$config"; fi
+echo "scripts/bench-ab.sh $*  (BENCH=$bench ROUNDS=$rounds$config_setting BENCH_FLAGS=${flags[*]}" \
   "CANDIDATE_FLAGS=${candidate_flags[*]} NMT_CPU_ISA=${NMT_CPU_ISA:-})" > "$out/command.txt"
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
