@@ -103,7 +103,7 @@ std::string cpu_tier_problem() {
 }
 
 // FMA comes with AVX2 in every x86 CPU that has it (Haswell, Excavator and later), and LibTorch's
-// and CTranslate2's AVX2 tiers require both too.
+// AVX2 capability requires both too (ATen's DispatchStub.cpp: avx2 and fma3).
 bool cpu_has_avx2() {
   return allows(CpuTier::kAvx2) && NMT_HARDWARE_HAS("avx2") && NMT_HARDWARE_HAS("fma");
 }
