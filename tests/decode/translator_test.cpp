@@ -215,6 +215,11 @@ TEST(TranslatorTest, TheCpuDecoderSearchesAsTheModelsOwnStep) {
   for (const model::WeightForm form :
        {model::WeightForm::kFp32, model::WeightForm::kInt8, model::WeightForm::kInt8W7}) {
     if (form != model::WeightForm::kFp32 && !model::has_int8_inference()) continue;
+    // In int8 both paths quantise each row of activations from float sums taken in different
+    // orders, so now and then an activation rounds the other way and moves a log-probability by
+    // about 1e-3: 2.1e-3 on one sentence's beams with LibTorch 2.11's step, where fp32 and the
+    // other sentences stay within 4e-6.
+    const double tolerance = model::is_int8(form) ? 1e-2 : 1e-3;
     model->set_inference_form(form);
     const model::CpuDecoder decoder(*model);
     for (const SearchStrategy* search :
@@ -227,7 +232,7 @@ TEST(TranslatorTest, TheCpuDecoderSearchesAsTheModelsOwnStep) {
         ASSERT_EQ(a[i].size(), b[i].size());
         for (std::size_t n = 0; n < a[i].size(); ++n) {
           EXPECT_EQ(a[i][n].ids, b[i][n].ids) << "form " << static_cast<int>(form);
-          EXPECT_NEAR(a[i][n].score, b[i][n].score, 1e-3);
+          EXPECT_NEAR(a[i][n].score, b[i][n].score, tolerance) << "form " << static_cast<int>(form);
         }
       }
     }
