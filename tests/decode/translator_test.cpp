@@ -217,8 +217,8 @@ TEST(TranslatorTest, TheCpuDecoderSearchesAsTheModelsOwnStep) {
     if (form != model::WeightForm::kFp32 && !model::has_int8_inference()) continue;
     // In int8 both paths quantise each row of activations from float sums taken in different
     // orders, so now and then an activation rounds the other way and moves a log-probability by
-    // about 1e-3: 2.1e-3 on one sentence's beams with LibTorch 2.11's step, where fp32 and the
-    // other sentences stay within 4e-6.
+    // about 1e-3: 2.1e-3 on one sentence's beams with LibTorch 2.11's step, the same tokens,
+    // where fp32's scores stay within 4e-6.
     const double tolerance = model::is_int8(form) ? 1e-2 : 1e-3;
     model->set_inference_form(form);
     const model::CpuDecoder decoder(*model);
