@@ -20,6 +20,10 @@ function(nmt_find_c_library target header)
   target_include_directories(nmt::${target} SYSTEM INTERFACE ${${target}_INCLUDE_DIR})
 endfunction()
 nmt_find_c_library(utf8proc utf8proc.h NAMES utf8proc)
+# ICU's common library (libicu-dev): sentence segmentation of the text nmt translates; libxml2's
+# HTML parser (libxml2-dev): the text of HTML it translates.
+find_package(ICU 67 REQUIRED COMPONENTS uc)
+find_package(LibXml2 2.9 REQUIRED)
 nmt_find_c_library(sentencepiece sentencepiece_processor.h NAMES sentencepiece sentencepiece_train)
 # Boost.Beast and Asio (libboost-dev, header-only) for nmt serve's HTTP layer.
 find_package(Boost 1.74 REQUIRED)

@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(libcli11-dev nlohmann-json3-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
           libsentencepiece-dev libsentencepiece0 libutf8proc-dev libutf8proc2 libgtest-dev
+          libicu-dev libicu72 libxml2-dev libxml2
           libpng-dev libpng16-16 zlib1g-dev libgloo-dev
           libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libbrotli1
           libboost1.74-dev)

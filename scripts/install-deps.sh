@@ -9,6 +9,7 @@ packages=(
   libtorch-dev libopenblas0-openmp          # LibTorch 1.13 (CPU) and a fast BLAS for it
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
+  libicu-dev libxml2-dev                    # sentence segmentation (ICU) and HTML (libxml2's parser)
   zlib1g-dev                                # gzip-compressed corpora
   libboost-dev                              # nmt serve's HTTP layer (Boost.Beast, header-only)
   libcpp-httplib-dev                        # the serve tests' HTTP client (cpp-httplib 0.11)
