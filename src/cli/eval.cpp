@@ -57,6 +57,9 @@ Command add_eval(CLI::App& app) {
       ->check(CLI::ExistingFile);
   command->add_option("-o,--out", options.hypotheses_out,
                       "Also write the hypotheses, exactly as scored");
+  command->add_flag("--split-sentences", options.split_sentences,
+                    "With --src: cut each line into sentences and translate them one by one (for\n"
+                    "lines that hold several sentences, e.g. paragraphs); off by default");
   command->add_flag("--json", args->is_json, "Print one JSON object instead of text");
   command->add_flag(
       "--notebook-form", options.is_notebook_form,

@@ -4,11 +4,13 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"
 #include "cli/config_flags.h"
 #include "nmt/device.h"
+#include "nmt/error.h"
 #include "nmt/run/translation.h"
 
 namespace nmt::cli {
@@ -17,18 +19,37 @@ namespace {
 struct TranslateArgs {
   run::RunRequest model;
   std::vector<std::string> sentences;
-  bool show_scores = false;
+  run::OutputOptions output;
+  bool no_split = false;
+  std::string format = "text";
 };
+
+// All of stdin, for an HTML document, which is not read line by line.
+std::string read_stdin() {
+  std::ostringstream text;
+  text << std::cin.rdbuf();
+  if (std::cin.bad()) throw Error("cannot read stdin");
+  return text.str();
+}
 
 int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
   run::OpenedRun opened = run::open_run(args.model, flags.overrides());
   spdlog::debug("translating with {} on {}", opened.checkpoint, describe_device(opened.device));
-  const run::TranslateSummary summary =
-      args.sentences.empty()
-          ? run::translate_stream(opened, STDIN_FILENO, std::cout, args.show_scores)
-          : run::translate_sentences(opened, args.sentences, std::cout, args.show_scores);
+  run::OutputOptions output = args.output;
+  output.split_sentences = !args.no_split;
+  output.is_html = args.format == "html";
+  run::TranslateSummary summary;
+  if (output.is_html) {
+    const std::vector<std::string> documents =
+        args.sentences.empty() ? std::vector<std::string>{read_stdin()} : args.sentences;
+    summary = run::translate_html(opened, documents, std::cout, output);
+  } else if (args.sentences.empty()) {
+    summary = run::translate_stream(opened, STDIN_FILENO, std::cout, output);
+  } else {
+    summary = run::translate_sentences(opened, args.sentences, std::cout, output);
+  }
   if (summary.truncated_inputs > 0) {
-    spdlog::warn("{} inputs were longer than {} tokens and were cut to that length",
+    spdlog::warn("{} sentences were longer than {} tokens and were cut to that length",
                  summary.truncated_inputs, decode::kMaxInputTokens);
   }
   if (summary.is_interrupted) {
@@ -43,23 +64,38 @@ int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
 Command add_translate(CLI::App& app) {
   auto* command = app.add_subcommand(
       "translate",
-      "Translate sentences with a trained run. Sentences come from the arguments, or from stdin\n"
-      "one per line, with exactly one output line per input line (an empty line gives an empty\n"
-      "line). Unknown words become <UNK>; inputs over 1024 tokens are cut to 1024.\n"
-      "Decoding defaults come from the run's config (decode section).");
+      "Translate text with a trained run. Texts come from the arguments, or from stdin one per\n"
+      "line, with exactly one output line per input line (an empty line gives an empty line).\n"
+      "Each text is cut into sentences (ICU's rules with the abbreviations of the run's\n"
+      "data.source_lang) and translated sentence by sentence, its spacing kept; --no-split\n"
+      "translates each text as one sentence. Unknown words become <UNK>; sentences over 1024\n"
+      "tokens are cut to 1024. Decoding defaults come from the run's config (decode section).");
   auto args = std::make_shared<TranslateArgs>();
   auto flags = std::make_shared<ConfigFlags>(*command);
   add_ensemble_model_options(*command, args->model);
-  command->add_option("sentences", args->sentences, "Sentences to translate (default: read stdin)");
-  command->add_flag("--scores", args->show_scores,
-                    "Print the log-probability before each translation");
+  command->add_option("sentences", args->sentences, "Texts to translate (default: read stdin)");
+  command->add_flag("--scores", args->output.show_scores,
+                    "Print the log-probability before each translation (a text's: the sum of its "
+                    "sentences')");
+  command
+      ->add_option("--format", args->format,
+                   "text: one text per line or argument; html: each argument, or all of stdin, "
+                   "is an HTML fragment or document whose text is translated and markup kept "
+                   "(not the text of script, style, code, pre or translate=\"no\")")
+      ->check(CLI::IsMember({"text", "html"}))
+      ->capture_default_str();
+  command->add_flag("--no-split", args->no_split,
+                    "Translate each input as one sentence, without cutting it into sentences (for "
+                    "input that has one sentence per line already)");
   add_decode_flags(*flags);
   add_target_language_flag(*flags);
   add_runtime_flags(*flags);
   command->footer(
       "Examples:\n"
       "  nmt translate \"I am hungry\"\n"
+      "  nmt translate \"I'll give it back. The shop is closed.\"   (two sentences, one line)\n"
       "  nmt translate --strategy beam --beam-size 5 < sentences.txt > translations.txt\n"
+      "  nmt translate --format html < page.html > pagina.html\n"
       "  nmt translate --strategy sample --temperature 0.8 --top-p 0.9 --seed 1 \"Where is the "
       "station?\"\n"
       "  nmt translate --strategy beam --n-best 3 \"Good morning\"   (Moses n-best: index ||| text "

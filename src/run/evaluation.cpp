@@ -10,6 +10,7 @@
 #include "nmt/decode/translator.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
+#include "nmt/run/translation.h"
 #include "nmt/text/clean.h"
 
 namespace nmt::run {
@@ -100,6 +101,10 @@ void EvalOptions::validate() const {
   if (split != "test" && split != "valid") {
     throw ConfigError("--split: expected \"test\" or \"valid\", got \"" + split + "\"");
   }
+  if (split_sentences && source_file.empty()) {
+    throw ConfigError(
+        "--split-sentences: only with --src (a run's splits hold one cleaned sentence per line)");
+  }
 }
 
 EvalData load_eval_data(const OpenedRun& run, const EvalOptions& options) {
@@ -111,9 +116,15 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
   EvalReport report;
   const auto start = std::chrono::steady_clock::now();
   decode::Translator translator(run.models(), run.tokenizers, config.text.clean, run.device);
-  const decode::TranslationReport translations =
-      data.sources_are_cleaned ? translator.translate_cleaned(data.sources, config.decode)
-                               : translator.translate(data.sources, config.decode);
+  decode::TranslationReport translations;
+  if (data.sources_are_cleaned) {
+    translations = translator.translate_cleaned(data.sources, config.decode);
+  } else if (options.split_sentences) {
+    translations = translate_texts(translator, data.sources, sentence_splitter(run, true).get(),
+                                   config.decode);
+  } else {
+    translations = translator.translate(data.sources, config.decode);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& result : translations.results) {

@@ -22,6 +22,7 @@
 #include "nmt/serve/server.h"
 #include "nmt/text/clean.h"
 #include "nmt/text/marian_tokenizer.h"
+#include "nmt/text/sentence_splitter.h"
 
 namespace nmt::run {
 namespace {
@@ -123,6 +124,7 @@ void serve(const ServeRequest& request, const ConfigOverrides& overrides) {
   info.checkpoint = opened.checkpoints();
   info.version = weights_version(opened.checkpoint_files());
   info.defaults = opened.config.decode;
+  info.splitter = std::make_shared<const text::SentenceSplitter>(info.source_lang);
   for (const std::string& tag : text::language_tags(*opened.tokenizers.source)) {
     info.target_languages.push_back(tag.substr(2, tag.size() - 4));  // ">>spa<<" -> "spa"
   }

@@ -3,8 +3,10 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <ostream>
 #include <sstream>
 
@@ -32,14 +34,129 @@ std::string format_translations(const decode::TranslationReport& report,
   return out.str();
 }
 
+namespace {
+
+// Hypothesis `rank` of every sentence of a text (a sentence's last when it has fewer), joined into
+// the text's layout, scored by the sum of their scores. A text of one sentence without gaps gets
+// its sentence's translation as it is.
+decode::Translation join_hypotheses(const text::SplitText& split,
+                                    const std::vector<std::vector<decode::Translation>>& sentences,
+                                    std::size_t rank) {
+  if (sentences.size() == 1 && split.gaps.front().empty() && split.gaps.back().empty()) {
+    return sentences.front()[std::min(rank, sentences.front().size() - 1)];
+  }
+  std::vector<std::string> texts, decoded;
+  decode::Translation joined;
+  for (const auto& hypotheses : sentences) {
+    const decode::Translation& hypothesis = hypotheses[std::min(rank, hypotheses.size() - 1)];
+    texts.push_back(hypothesis.text);
+    decoded.push_back(hypothesis.decoded);
+    joined.score += hypothesis.score;
+  }
+  joined.text = text::join_sentences(split, texts);
+  joined.decoded = text::join_sentences(split, decoded);
+  return joined;
+}
+
+}  // namespace
+
+InputTexts::InputTexts(const std::vector<std::string>& texts,
+                       const text::SentenceSplitter* splitter) {
+  splits_.reserve(texts.size());
+  for (const std::string& text : texts) {
+    splits_.push_back(splitter ? splitter->split(text) : text::split_lines(text));
+    sentences_.insert(sentences_.end(), splits_.back().sentences.begin(),
+                      splits_.back().sentences.end());
+  }
+}
+
+decode::TranslationReport InputTexts::join(decode::TranslationReport sentences) const {
+  decode::TranslationReport texts = std::move(sentences);
+  std::vector<std::vector<decode::Translation>> results = std::move(texts.results);
+  texts.results.clear();
+  std::size_t first = 0;
+  for (const text::SplitText& split : splits_) {
+    const std::size_t count = split.sentences.size();
+    const std::vector<std::vector<decode::Translation>> own(
+        std::make_move_iterator(results.begin() + static_cast<std::ptrdiff_t>(first)),
+        std::make_move_iterator(results.begin() + static_cast<std::ptrdiff_t>(first + count)));
+    first += count;
+    if (own.empty()) {
+      texts.results.push_back({decode::Translation{
+          text::join_sentences(split, {}), text::join_sentences(split, {}), {}, 0.0f}});
+      continue;
+    }
+    std::size_t ranks = 0;
+    for (const auto& hypotheses : own) ranks = std::max(ranks, hypotheses.size());
+    std::vector<decode::Translation> joined;
+    for (std::size_t rank = 0; rank < ranks; ++rank) {
+      joined.push_back(join_hypotheses(split, own, rank));
+    }
+    texts.results.push_back(std::move(joined));
+  }
+  return texts;
+}
+
+std::unique_ptr<text::SentenceSplitter> sentence_splitter(const OpenedRun& run,
+                                                          bool split_sentences) {
+  if (!split_sentences) return nullptr;
+  return std::make_unique<text::SentenceSplitter>(run.config.data.source_lang);
+}
+
+decode::TranslationReport translate_texts(decode::Translator& translator,
+                                          const std::vector<std::string>& texts,
+                                          const text::SentenceSplitter* splitter,
+                                          const decode::SearchOptions& options) {
+  const InputTexts inputs(texts, splitter);
+  return inputs.join(translator.translate(inputs.sentences(), options));
+}
+
 TranslateSummary translate_sentences(OpenedRun& run,
-                                     const std::vector<std::string>& sentences,
+                                     const std::vector<std::string>& texts,
                                      std::ostream& out,
-                                     bool show_scores) {
+                                     const OutputOptions& output) {
   decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
-  const decode::TranslationReport report = translator.translate(sentences, run.config.decode);
-  out << format_translations(report, 0, show_scores) << std::flush;
-  return {sentences.size(), report.truncated_inputs};
+  const auto splitter = sentence_splitter(run, output.split_sentences);
+  const decode::TranslationReport report =
+      translate_texts(translator, texts, splitter.get(), run.config.decode);
+  out << format_translations(report, 0, output.show_scores) << std::flush;
+  return {texts.size(), report.truncated_inputs};
+}
+
+TranslateSummary translate_html(OpenedRun& run,
+                                const std::vector<std::string>& documents,
+                                std::ostream& out,
+                                const OutputOptions& output) {
+  if (run.config.decode.n_best > 1 || output.show_scores) {
+    throw ConfigError(
+        "--format html gives one translation per input: leave out --n-best and --scores");
+  }
+  std::vector<std::unique_ptr<text::HtmlText>> parsed;
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    try {
+      parsed.push_back(std::make_unique<text::HtmlText>(documents[i]));
+    } catch (const Error& error) {
+      throw Error("HTML input " + std::to_string(i + 1) + ": " + error.what());
+    }
+    texts.insert(texts.end(), parsed.back()->texts().begin(), parsed.back()->texts().end());
+  }
+  decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
+  const auto splitter = sentence_splitter(run, output.split_sentences);
+  const decode::TranslationReport report =
+      translate_texts(translator, texts, splitter.get(), run.config.decode);
+  std::size_t first = 0;
+  for (const auto& document : parsed) {
+    std::vector<std::string> translations;
+    for (std::size_t i = 0; i < document->texts().size(); ++i) {
+      translations.push_back(report.results[first + i].front().text);
+    }
+    first += translations.size();
+    const std::string html = document->render(translations);
+    out << html << (html.empty() || html.back() != '\n' ? "\n" : "");
+  }
+  out << std::flush;
+  return {documents.size(), report.truncated_inputs};
 }
 
 namespace {
@@ -98,15 +215,20 @@ class InputLines {
 
 }  // namespace
 
-TranslateSummary translate_stream(OpenedRun& run, int input, std::ostream& out, bool show_scores) {
+TranslateSummary translate_stream(OpenedRun& run,
+                                  int input,
+                                  std::ostream& out,
+                                  const OutputOptions& output) {
   const StopOnSignal stop;
   decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
+  const auto splitter = sentence_splitter(run, output.split_sentences);
   TranslateSummary summary;
   std::vector<std::string> lines;
   const auto translate_lines = [&] {
-    const decode::TranslationReport report = translator.translate(lines, run.config.decode);
+    const decode::TranslationReport report =
+        translate_texts(translator, lines, splitter.get(), run.config.decode);
     summary.truncated_inputs += report.truncated_inputs;
-    out << format_translations(report, summary.inputs, show_scores) << std::flush;
+    out << format_translations(report, summary.inputs, output.show_scores) << std::flush;
     summary.inputs += lines.size();
     lines.clear();
   };

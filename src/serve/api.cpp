@@ -175,11 +175,123 @@ json model_json(const ModelInfo& model) {
 
 std::string target_language_problem(const std::string& language, const ModelInfo& model) {
   const auto& known = model.target_languages;
-  if (known.empty()) return "this model has no target-language tags: it translates into one language";
+  if (known.empty())
+    return "this model has no target-language tags: it translates into one language";
   if (std::find(known.begin(), known.end(), language) != known.end()) return "";
   std::string listed;
   for (const std::string& code : known) listed += (listed.empty() ? "" : ", ") + code;
   return check::shorten(language) + " is not one of this model's target languages (" + listed + ")";
+}
+
+RequestTexts split_texts(const std::vector<std::string>& texts,
+                         const ModelInfo& model,
+                         bool split,
+                         bool is_html) {
+  RequestTexts request;
+  const auto add = [&](const std::string& text) {
+    request.texts.push_back(split && model.splitter ? model.splitter->split(text)
+                                                    : text::split_lines(text));
+    const auto& sentences = request.texts.back().sentences;
+    request.sentences.insert(request.sentences.end(), sentences.begin(), sentences.end());
+  };
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (!is_html) {
+      add(texts[i]);
+      continue;
+    }
+    try {
+      request.documents.push_back(std::make_shared<const text::HtmlText>(texts[i]));
+    } catch (const Error& error) {
+      throw ApiError(400, "q[" + std::to_string(i) + "]: " + error.what());
+    }
+    for (const std::string& text : request.documents.back()->texts()) add(text);
+  }
+  return request;
+}
+
+namespace {
+
+SentenceResult join_text(const text::SplitText& text,
+                         std::vector<SentenceResult>::iterator first,
+                         std::vector<SentenceResult>::iterator last) {
+  SentenceResult joined;
+  if (first == last) {
+    joined.hypotheses.push_back({text::join_sentences(text, {}), 0.0f});
+    return joined;
+  }
+  joined.attention = std::move(first->attention);
+  std::size_t ranks = 0;
+  for (auto sentence = first; sentence != last; ++sentence) {
+    ranks = std::max(ranks, sentence->hypotheses.size());
+  }
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    std::vector<std::string> translations;
+    Hypothesis hypothesis;
+    for (auto sentence = first; sentence != last; ++sentence) {
+      const auto& own = sentence->hypotheses;
+      if (own.empty()) {
+        translations.emplace_back();
+        continue;
+      }
+      translations.push_back(own[std::min(rank, own.size() - 1)].text);
+      hypothesis.score += own[std::min(rank, own.size() - 1)].score;
+    }
+    hypothesis.text = text::join_sentences(text, translations);
+    joined.hypotheses.push_back(std::move(hypothesis));
+  }
+  return joined;
+}
+
+// Hypothesis k of a document: each of its text nodes' hypothesis k (or last) put in place.
+SentenceResult render_document(const text::HtmlText& document,
+                               std::vector<SentenceResult>::iterator first,
+                               std::vector<SentenceResult>::iterator last) {
+  SentenceResult rendered;
+  std::size_t ranks = 1;
+  for (auto node = first; node != last; ++node) ranks = std::max(ranks, node->hypotheses.size());
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    std::vector<std::string> translations;
+    Hypothesis hypothesis;
+    for (auto node = first; node != last; ++node) {
+      const auto& own = node->hypotheses;
+      if (own.empty()) {
+        translations.emplace_back();
+        continue;
+      }
+      translations.push_back(own[std::min(rank, own.size() - 1)].text);
+      hypothesis.score += own[std::min(rank, own.size() - 1)].score;
+    }
+    hypothesis.text = document.render(translations);
+    rendered.hypotheses.push_back(std::move(hypothesis));
+  }
+  if (first != last) rendered.attention = std::move(first->attention);
+  return rendered;
+}
+
+}  // namespace
+
+std::vector<SentenceResult> join_texts(const RequestTexts& texts,
+                                       std::vector<SentenceResult> sentences) {
+  if (sentences.size() != texts.sentences.size()) {
+    throw Error("serve: " + std::to_string(sentences.size()) + " results for " +
+                std::to_string(texts.sentences.size()) + " sentences");
+  }
+  std::vector<SentenceResult> joined;
+  auto first = sentences.begin();
+  for (const text::SplitText& text : texts.texts) {
+    const auto last = first + static_cast<std::ptrdiff_t>(text.sentences.size());
+    joined.push_back(join_text(text, first, last));
+    first = last;
+  }
+  if (texts.documents.empty()) return joined;
+  std::vector<SentenceResult> documents;
+  auto node = joined.begin();
+  for (const auto& document : texts.documents) {
+    const auto end = node + static_cast<std::ptrdiff_t>(document->texts().size());
+    documents.push_back(render_document(*document, node, end));
+    node = end;
+  }
+  return documents;
 }
 
 }  // namespace nmt::serve

@@ -13,23 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// Lines as Python's str.splitlines() finds them for \n, \r\n and \r; "" is one empty line.
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n' || text[i] == '\r') {
-      lines.push_back(std::move(line));
-      line.clear();
-      if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-    } else {
-      line += text[i];
-    }
-  }
-  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
-  return lines;
-}
-
 std::string libre_string(const json& fields, const char* key) {
   const json* value = find_field(fields, key);
   if (!value) return "";
@@ -107,17 +90,22 @@ void check_languages(const std::string& source, const std::string& target, const
   }
 }
 
-std::string join_lines(const std::vector<SentenceResult>& lines,
-                       std::size_t first,
-                       std::size_t count,
-                       std::size_t rank) {
-  std::string text;
-  for (std::size_t i = first; i < first + count; ++i) {
-    const auto& hypotheses = lines[i].hypotheses;
-    if (i > first) text += '\n';
-    if (!hypotheses.empty()) text += hypotheses[std::min(rank, hypotheses.size() - 1)].text;
+// The nmt field "split": true (the default) or false, as JSON or as a form's text.
+bool libre_split(const json& fields) {
+  const json* value = find_field(fields, "split");
+  if (!value) return true;
+  if (value->is_boolean()) return value->get<bool>();
+  if (value->is_string()) {
+    const std::string text = lower(value->get<std::string>());
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
   }
-  return text;
+  throw ApiError(400, "Invalid request: split parameter must be true or false");
+}
+
+std::string hypothesis_text(const SentenceResult& text, std::size_t rank) {
+  const auto& hypotheses = text.hypotheses;
+  return hypotheses.empty() ? "" : hypotheses[std::min(rank, hypotheses.size() - 1)].text;
 }
 
 }  // namespace
@@ -134,18 +122,13 @@ LibreRequest libre_request(const json& fields, const ServeOptions& limits, const
     throw ApiError(400, "Invalid request: alternatives parameter must be <= " +
                             std::to_string(limits.max_beam_size - 1));
   }
-  for (const std::string& text : texts) {
-    std::vector<std::string> lines = split_lines(text);
-    request.line_counts.push_back(lines.size());
-    request.lines.insert(request.lines.end(), lines.begin(), lines.end());
-  }
-  // LibreTranslate's wording for both limits; here a text counts its lines.
+  // LibreTranslate's wording for both limits; here a text counts its sentences.
   const auto limit_error = [](int64_t size, int64_t limit) {
     return ApiError(400, "Invalid request: request (" + std::to_string(size) +
                              ") exceeds text limit (" + std::to_string(limit) + ")");
   };
-  if (static_cast<int64_t>(request.lines.size()) > limits.max_sentences) {
-    throw limit_error(static_cast<int64_t>(request.lines.size()), limits.max_sentences);
+  if (static_cast<int64_t>(texts.size()) > limits.max_sentences) {
+    throw limit_error(static_cast<int64_t>(texts.size()), limits.max_sentences);
   }
   for (const std::string& text : texts) {
     if (count_characters(text) > limits.max_chars)
@@ -153,8 +136,13 @@ LibreRequest libre_request(const json& fields, const ServeOptions& limits, const
   }
   check_languages(request.source, request.target, model);
   const std::string format = libre_string(fields, "format");
-  if (!format.empty() && format != "text") {
+  if (!format.empty() && format != "text" && format != "html") {
     throw ApiError(400, check::shorten(format) + " format is not supported");
+  }
+  // Cut only after the sizes passed, so that splitting never works on more than they allow.
+  request.texts = split_texts(texts, model, libre_split(fields), format == "html");
+  if (static_cast<int64_t>(request.texts.sentences.size()) > limits.max_sentences) {
+    throw limit_error(static_cast<int64_t>(request.texts.sentences.size()), limits.max_sentences);
   }
   request.options = model.defaults;
   if (!model.target_languages.empty()) request.options.target_lang = request.target;
@@ -167,23 +155,21 @@ LibreRequest libre_request(const json& fields, const ServeOptions& limits, const
 }
 
 json libre_answer(const LibreRequest& request,
-                  const std::vector<SentenceResult>& lines,
+                  const std::vector<SentenceResult>& texts,
                   const ModelInfo& model) {
   json translated = json::array();
   json alternatives = json::array();
-  std::size_t first = 0;
-  for (const std::size_t count : request.line_counts) {
-    const std::string best = join_lines(lines, first, count, 0);
+  for (const SentenceResult& text : texts) {
+    const std::string best = hypothesis_text(text, 0);
     json others = json::array();
     for (int64_t rank = 1; rank <= request.alternatives; ++rank) {
-      const std::string other = join_lines(lines, first, count, static_cast<std::size_t>(rank));
+      const std::string other = hypothesis_text(text, static_cast<std::size_t>(rank));
       if (other != best && std::find(others.begin(), others.end(), other) == others.end()) {
         others.push_back(other);
       }
     }
     translated.push_back(best);
     alternatives.push_back(std::move(others));
-    first += count;
   }
   json answer = {{"translatedText", request.is_list ? translated : translated.front()}};
   if (request.alternatives > 0) {
@@ -195,7 +181,7 @@ json libre_answer(const LibreRequest& request,
                               ? json{{"confidence", 0.0}, {"language", "und"}}
                               : json{{"confidence", 100.0}, {"language", model.source_lang}};
     answer["detectedLanguage"] =
-        request.is_list ? json(std::vector<json>(request.line_counts.size(), detected)) : detected;
+        request.is_list ? json(std::vector<json>(texts.size(), detected)) : detected;
   }
   return answer;
 }

@@ -20,8 +20,9 @@ const std::pair<const char*, decode::Strategy> kStrategies[] = {
     {"beam", decode::Strategy::kBeam}};
 
 constexpr const char* kV1Keys[] = {
-    "q",     "strategy", "beam_size", "n_best", "length_penalty", "max_len", "temperature",
-    "top_k", "top_p",    "seed",      "scores", "attention",      "api_key", "target_lang"};
+    "q",           "strategy",    "beam_size", "n_best", "length_penalty", "max_len",
+    "temperature", "top_k",       "top_p",     "seed",   "scores",         "attention",
+    "api_key",     "target_lang", "split",     "format"};
 
 // The smallest temperature and top_p: the decoder divides float logits by the temperature and
 // compares float probability mass with top_p, so a value whose float is 0 (1e-300) gives NaN
@@ -69,16 +70,24 @@ double real(const json& fields,
   return value->get<double>();
 }
 
-bool flag(const json& fields, const char* key) {
+bool flag(const json& fields, const char* key, bool fallback = false) {
   const json* value = find_field(fields, key);
-  if (!value) return false;
+  if (!value) return fallback;
   if (!value->is_boolean()) refuse(key, "true or false", *value);
   return value->get<bool>();
 }
 
-std::vector<std::string> v1_sentences(const json& fields, const ServeOptions& limits) {
+void check_sentence_count(std::size_t count, const ServeOptions& limits) {
+  if (static_cast<int64_t>(count) > limits.max_sentences) {
+    throw ApiError(400, "q: " + std::to_string(count) +
+                            " sentences, more than serve.max_sentences (" +
+                            std::to_string(limits.max_sentences) + ")");
+  }
+}
+
+std::vector<std::string> v1_texts(const json& fields, const ServeOptions& limits) {
   const json* q = find_field(fields, "q");
-  if (!q) throw ApiError(400, "q: missing (a sentence or a list of sentences)");
+  if (!q) throw ApiError(400, "q: missing (a text or a list of texts)");
   std::vector<std::string> sentences;
   if (q->is_string()) {
     sentences.push_back(q->get<std::string>());
@@ -90,11 +99,7 @@ std::vector<std::string> v1_sentences(const json& fields, const ServeOptions& li
   } else {
     refuse("q", "a string or a list of strings", *q);
   }
-  if (static_cast<int64_t>(sentences.size()) > limits.max_sentences) {
-    throw ApiError(400, "q: " + std::to_string(sentences.size()) +
-                            " sentences, more than serve.max_sentences (" +
-                            std::to_string(limits.max_sentences) + ")");
-  }
+  check_sentence_count(sentences.size(), limits);
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     const int64_t count = count_characters(sentences[i]);
     if (count > limits.max_chars) {
@@ -154,7 +159,15 @@ V1Request v1_request(const json& fields, const ServeOptions& limits, const Model
     throw ApiError(400, check::shorten(item.key()) + ": unknown key (known keys: " + known + ")");
   }
   V1Request request;
-  request.sentences = v1_sentences(fields, limits);
+  // Cut only after the sizes passed, so that splitting never works on more than they allow.
+  bool is_html = false;
+  if (const json* format = find_field(fields, "format")) {
+    if (*format != "text" && *format != "html") refuse("format", "\"text\" or \"html\"", *format);
+    is_html = *format == "html";
+  }
+  request.texts =
+      split_texts(v1_texts(fields, limits), model, flag(fields, "split", true), is_html);
+  check_sentence_count(request.texts.sentences.size(), limits);
   decode::SearchOptions& options = request.options;
   options = defaults;
   options.strategy = strategy_of(fields, defaults.strategy);
@@ -195,11 +208,11 @@ V1Request v1_request(const json& fields, const ServeOptions& limits, const Model
 }
 
 json v1_answer(const V1Request& request,
-               const std::vector<SentenceResult>& sentences,
+               const std::vector<SentenceResult>& texts,
                const ModelInfo& model) {
   json translations = json::array();
-  for (std::size_t i = 0; i < sentences.size(); ++i) {
-    const auto& hypotheses = sentences[i].hypotheses;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto& hypotheses = texts[i].hypotheses;
     json item = hypotheses.empty() ? json{{"text", ""}}
                                    : hypothesis_json(hypotheses.front(), request.wants_scores);
     if (request.options.n_best > 1) {
@@ -209,8 +222,7 @@ json v1_answer(const V1Request& request,
       }
     }
     if (request.wants_attention && i == 0) {
-      item["attention"] =
-          sentences[i].attention ? viz::attention_data(*sentences[i].attention) : json();
+      item["attention"] = texts[i].attention ? viz::attention_data(*texts[i].attention) : json();
     }
     translations.push_back(std::move(item));
   }

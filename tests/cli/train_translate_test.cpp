@@ -126,6 +126,37 @@ TEST_F(TrainedRunTest, TranslateGivesOneLinePerInputLine) {
   }
 }
 
+TEST_F(TrainedRunTest, TranslateFormatHtmlKeepsTheMarkupAndRefusesWhatItCannotParse) {
+  ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
+  const auto page = run_nmt("-q translate" + model() +
+                            " --format html '<p class=\"x\">I am hungry. <b>Where is the "
+                            "bank?</b></p><code>ls -l</code>'");
+  ASSERT_EQ(page.exit_code, 0) << page.output;
+  EXPECT_EQ(page.output.rfind("<p class=\"x\">", 0), 0u) << page.output;
+  const std::size_t bold = page.output.find("<b>");
+  ASSERT_NE(bold, std::string::npos) << page.output;
+  EXPECT_NE(page.output.find("</b></p><code>ls -l</code>\n", bold), std::string::npos)
+      << page.output;
+
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "<i>";
+  const std::string input = scratch_->write("deep.html", deep + "text");
+  const auto refused = run_command("'" + std::string(NMT_BINARY) + "' -q translate" + model() +
+                                   " --format html < '" + input + "'");
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("HTML input 1: cannot parse the HTML text: Excessive depth in "
+                                "document: 256"),
+            std::string::npos)
+      << refused.output;
+  const auto n_best =
+      run_nmt("-q translate" + model() + " --format html --strategy beam --n-best 2 '<p>Hi</p>'");
+  EXPECT_EQ(n_best.exit_code, 2) << n_best.output;
+  EXPECT_NE(n_best.output.find("--format html gives one translation per input: leave out "
+                               "--n-best and --scores"),
+            std::string::npos)
+      << n_best.output;
+}
+
 TEST_F(TrainedRunTest, AverageWritesACheckpointThatTranslationTakes) {
   ASSERT_EQ(train_result_->exit_code, 0) << train_result_->output;
   const std::string out = scratch_->file("mean.pt");

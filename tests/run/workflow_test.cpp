@@ -311,6 +311,16 @@ TEST(EvalOptionsTest, ValidationMessagesNameTheFlags) {
   } catch (const ConfigError& error) {
     EXPECT_EQ(std::string(error.what()), "--split: expected \"test\" or \"valid\", got \"nope\"");
   }
+  options = EvalOptions{};
+  options.split_sentences = true;
+  try {
+    options.validate();
+    FAIL();
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--split-sentences: only with --src (a run's splits hold one cleaned sentence per "
+              "line)");
+  }
 }
 
 TEST_F(WorkflowTest, TranslatingAStreamGivesOneLinePerInputLine) {
@@ -321,15 +331,56 @@ TEST_F(WorkflowTest, TranslatingAStreamGivesOneLinePerInputLine) {
   const int fd = ::open(input.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   std::ostringstream out;
-  const TranslateSummary summary = translate_stream(opened, fd, out, /*show_scores=*/false);
+  const TranslateSummary summary = translate_stream(opened, fd, out, OutputOptions{});
   ::close(fd);
   EXPECT_EQ(summary.inputs, 4u);
   EXPECT_FALSE(summary.is_interrupted);
   const std::string text = out.str();
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
   std::ostringstream direct;
-  translate_sentences(opened, {"I am hungry", "", "Where is the bank?", "Bye"}, direct, false);
+  translate_sentences(opened, {"I am hungry", "", "Where is the bank?", "Bye"}, direct, {});
   EXPECT_EQ(direct.str(), text);
+}
+
+TEST_F(WorkflowTest, AParagraphIsTranslatedSentenceBySentenceInItsLayout) {
+  OpenedRun opened = open();
+  std::ostringstream sentences;
+  translate_sentences(opened, {"I am hungry.", "Where is the bank?"}, sentences, {});
+  const std::string lines = sentences.str();
+  const std::string first = lines.substr(0, lines.find('\n'));
+  const std::string second = lines.substr(first.size() + 1, lines.size() - first.size() - 2);
+  std::ostringstream paragraph;
+  translate_sentences(opened, {"I am hungry.  Where is the bank? "}, paragraph, {});
+  EXPECT_EQ(paragraph.str(), first + "  " + second + " \n");
+  std::ostringstream alone, whole;
+  OutputOptions no_split;
+  no_split.split_sentences = false;
+  translate_sentences(opened, {"I am hungry. Where is the bank?"}, alone, no_split);
+  translate_sentences(opened, {" I am hungry. Where is the bank?\t"}, whole, no_split);
+  const std::string one_sentence = alone.str().substr(0, alone.str().size() - 1);
+  EXPECT_EQ(whole.str(), " " + one_sentence + "\t\n");
+}
+
+TEST(InputTextsTest, JoinsEachRankOfATextsSentencesAndSumsTheirScores) {
+  const text::SentenceSplitter splitter("en");
+  const InputTexts inputs({"Hi. Bye.", "   ", "Yes."}, &splitter);
+  EXPECT_EQ(inputs.sentences(), (std::vector<std::string>{"Hi.", "Bye.", "Yes."}));
+  decode::TranslationReport report;
+  report.results = {{{"Hola.", "hola .", {4}, -0.5f}, {"Ola.", "ola .", {5}, -1.0f}},
+                    {{"Adiós.", "adiós .", {6}, -0.25f}},
+                    {{"Sí.", "sí .", {7}, -0.125f}}};
+  report.truncated_inputs = 1;
+  const decode::TranslationReport texts = inputs.join(report);
+  ASSERT_EQ(texts.results.size(), 3u);
+  ASSERT_EQ(texts.results[0].size(), 2u);
+  EXPECT_EQ(texts.results[0][0].text, "Hola. Adiós.");
+  EXPECT_EQ(texts.results[0][0].decoded, "hola . adiós .");
+  EXPECT_FLOAT_EQ(texts.results[0][0].score, -0.75f);
+  EXPECT_EQ(texts.results[0][1].text, "Ola. Adiós.");
+  EXPECT_FLOAT_EQ(texts.results[0][1].score, -1.25f);
+  EXPECT_EQ(texts.results[1].front().text, "   ");
+  EXPECT_EQ(texts.results[2].front().ids, std::vector<int64_t>{7});  // one sentence: as it came
+  EXPECT_EQ(texts.truncated_inputs, 1);
 }
 
 TEST(TranslationFormatTest, NBestIsMosesAndScoresPrecedeSingleHypotheses) {

@@ -33,6 +33,11 @@ std::vector<SentenceResult> results_of(const std::vector<std::string>& lines, in
   return model.translate({lines, std::vector<bool>(lines.size(), false), options});
 }
 
+// What the fake model answers for each text of a request.
+std::vector<SentenceResult> results_of(const RequestTexts& texts, int n_best = 1) {
+  return join_texts(texts, results_of(texts.sentences, n_best));
+}
+
 TEST(RequestFieldsTest, JsonBodiesAndFormsGiveTheSameFields) {
   const json from_json = request_fields(
       {"application/json; charset=utf-8", R"({"q": ["a", "b"], "source": "en"})", {}, ""},
@@ -145,8 +150,8 @@ TEST(LibreRequestTest, RefusesMissingAndWrongFieldsWithLibreTranslatesWords) {
             "400 Invalid request: alternatives parameter is not a number");
   EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"alternatives", 16}}),
             "400 Invalid request: alternatives parameter must be <= 15");
-  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"format", "html"}}),
-            "400 html format is not supported");
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"format", "xml"}}),
+            "400 xml format is not supported");
 }
 
 TEST(LibreRequestTest, AWrongLanguagePairNamesThePairTheModelServes) {
@@ -172,15 +177,15 @@ TEST(LibreRequestTest, TargetPicksOneOfAMultiTargetModelsLanguages) {
   romance.target_languages = {"fra", "por", "spa"};
   EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "deu"}}, romance),
             "400 deu is not one of this model's target languages (fra, por, spa)");
-  const LibreRequest request = libre_request(
-      json{{"q", "a"}, {"source", "en"}, {"target", "por"}}, ServeOptions{}, romance);
+  const LibreRequest request =
+      libre_request(json{{"q", "a"}, {"source", "en"}, {"target", "por"}}, ServeOptions{}, romance);
   EXPECT_EQ(request.options.target_lang, "por");
 }
 
 TEST(LibreRequestTest, LimitsNameTheirSizeAndLimit) {
   ServeOptions limits;
   limits.max_sentences = 3;
-  limits.max_chars = 10;
+  limits.max_chars = 30;
   const auto refused = [&](const json& q) {
     return refusal([&] {
       (void)libre_request({{"q", q}, {"source", "en"}, {"target", "es"}}, limits,
@@ -192,26 +197,73 @@ TEST(LibreRequestTest, LimitsNameTheirSizeAndLimit) {
   EXPECT_EQ(refused("one\ntwo\nthree\nfour"),
             "400 Invalid request: request (4) exceeds text limit (3)")
       << "lines count as sentences";
+  EXPECT_EQ(refused("One. Two. Three! Four?"),
+            "400 Invalid request: request (4) exceeds text limit (3)")
+      << "so do the sentences of a line";
+  limits.max_chars = 10;
+  EXPECT_EQ(refused("One. Two. Three! Four? Five."),
+            "400 Invalid request: request (28) exceeds text limit (10)")
+      << "characters are counted before the text is cut";
   EXPECT_EQ(refused("ñññññññññññ"), "400 Invalid request: request (11) exceeds text limit (10)")
       << "characters are code points, not bytes";
   EXPECT_EQ(refused("ññññññññññ"), "accepted");
 }
 
-TEST(LibreRequestTest, TextsAreTranslatedLineByLineAndJoinedBack) {
-  const LibreRequest request =
-      libre_request({{"q", {"Hello.\r\nBye.", "One"}}, {"source", "en"}, {"target", "es"}}, {},
-                    testing::en_es_model());
-  EXPECT_EQ(request.lines, (std::vector<std::string>{"Hello.", "Bye.", "One"}));
-  EXPECT_EQ(request.line_counts, (std::vector<std::size_t>{2, 1}));
+TEST(LibreRequestTest, TextsAreTranslatedSentenceBySentenceAndJoinedBack) {
+  const LibreRequest request = libre_request(
+      {{"q", {"Hello.\r\nBye. Mr. Li is here!  ", "One"}}, {"source", "en"}, {"target", "es"}}, {},
+      testing::en_es_model());
+  EXPECT_EQ(request.texts.sentences,
+            (std::vector<std::string>{"Hello.", "Bye.", "Mr. Li is here!", "One"}));
   EXPECT_TRUE(request.is_list);
-  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), testing::en_es_model())),
-            R"({"translatedText":["HELLO.\nBYE.","ONE"]})");
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.texts), testing::en_es_model())),
+            R"({"translatedText":["HELLO.\r\nBYE. MR. LI IS HERE!  ","ONE"]})");
+}
+
+TEST(LibreRequestTest, SplitFalseCutsAtLineBreaksAlone) {
+  for (const json& split : {json(false), json("false"), json("0")}) {
+    const LibreRequest request = libre_request(
+        {{"q", "Hello. Bye.\nOne"}, {"source", "en"}, {"target", "es"}, {"split", split}}, {},
+        testing::en_es_model());
+    EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"Hello. Bye.", "One"}));
+  }
+  EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"split", "no"}}),
+            "400 Invalid request: split parameter must be true or false");
+}
+
+TEST(LibreRequestTest, HtmlTranslatesTextNodesSentenceBySentenceAndKeepsTheMarkup) {
+  const LibreRequest request = libre_request(
+      {{"q", {R"(<p class="a">Hi. Bye.</p><code>x = 1</code> <b>Yes</b>)", "<i>One</i>"}},
+       {"source", "en"},
+       {"target", "es"},
+       {"format", "html"},
+       {"alternatives", 1}},
+      {}, testing::en_es_model());
+  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"Hi.", "Bye.", "Yes", "One"}));
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.texts, 2), testing::en_es_model())),
+            R"({"alternatives":[["<p class=\"a\">HI. #2 BYE. #2</p><code>x = 1</code> )"
+            R"(<b>YES #2</b>"],["<i>ONE #2</i>"]],"translatedText":["<p class=\"a\">HI. BYE.)"
+            R"(</p><code>x = 1</code> <b>YES</b>","<i>ONE</i>"]})");
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "<b>";
+  EXPECT_EQ(
+      libre_refusal({{"q", {"ok", deep}}, {"source", "en"}, {"target", "es"}, {"format", "html"}}),
+      "400 q[1]: cannot parse the HTML text: Excessive depth in document: 256 use "
+      "XML_PARSE_HUGE option");
+}
+
+TEST(LibreRequestTest, ATextWithoutASentenceComesBackAsItWas) {
+  const LibreRequest request = libre_request(
+      {{"q", {" \n", "Hi."}}, {"source", "en"}, {"target", "es"}}, {}, testing::en_es_model());
+  EXPECT_EQ(request.texts.sentences, std::vector<std::string>{"Hi."});
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.texts), testing::en_es_model())),
+            R"({"translatedText":[" \n","HI."]})");
 }
 
 TEST(LibreRequestTest, AnswersAStringWithAString) {
   const LibreRequest request =
       libre_request({{"q", "hi"}, {"source", "en"}, {"target", "es"}}, {}, testing::en_es_model());
-  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines), testing::en_es_model())),
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.texts), testing::en_es_model())),
             R"({"translatedText":"HI"})");
 }
 
@@ -222,14 +274,14 @@ TEST(LibreRequestTest, AlternativesComeFromBeamSearchsNBest) {
   EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
   EXPECT_EQ(request.options.n_best, 3);
   EXPECT_EQ(request.options.beam_size, 5);
-  EXPECT_EQ(dump(libre_answer(request, results_of(request.lines, 3), testing::en_es_model())),
+  EXPECT_EQ(dump(libre_answer(request, results_of(request.texts, 3), testing::en_es_model())),
             R"({"alternatives":["HI #2","HI #3"],"translatedText":"HI"})");
 }
 
 TEST(LibreRequestTest, AutoIsAnsweredWithTheModelsSourceLanguage) {
   const LibreRequest request = libre_request(
       {{"q", {"a", "b"}}, {"source", "auto"}, {"target", "es"}}, {}, testing::en_es_model());
-  const json answer = libre_answer(request, results_of(request.lines), testing::en_es_model());
+  const json answer = libre_answer(request, results_of(request.texts), testing::en_es_model());
   EXPECT_EQ(answer["detectedLanguage"], json::parse(R"([{"confidence": 100.0, "language": "en"},
                             {"confidence": 100.0, "language": "en"}])"));
 }
@@ -249,7 +301,7 @@ TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
       json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 3, "length_penalty": 0.6,
                       "scores": true, "attention": true, "seed": 7})"),
       {}, defaults);
-  EXPECT_EQ(request.sentences, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
   EXPECT_EQ(request.options.beam_size, 4);
   EXPECT_EQ(request.options.n_best, 3);
@@ -259,7 +311,8 @@ TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
       << "the server's, not the request's";
   EXPECT_TRUE(request.wants_scores);
   EXPECT_TRUE(request.wants_attention);
-  EXPECT_EQ(v1_request({{"q", "one"}}, {}, defaults).sentences, (std::vector<std::string>{"one"}));
+  EXPECT_EQ(v1_request({{"q", "one"}}, {}, defaults).texts.sentences,
+            (std::vector<std::string>{"one"}));
 }
 
 TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
@@ -268,8 +321,9 @@ TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
   };
   EXPECT_EQ(refused(R"({"q": "a", "beam": 5})"),
             "400 beam: unknown key (known keys: q, strategy, beam_size, n_best, length_penalty, "
-            "max_len, temperature, top_k, top_p, seed, scores, attention, api_key, target_lang)");
-  EXPECT_EQ(refused(R"({})"), "400 q: missing (a sentence or a list of sentences)");
+            "max_len, temperature, top_k, top_p, seed, scores, attention, api_key, target_lang, "
+            "split, format)");
+  EXPECT_EQ(refused(R"({})"), "400 q: missing (a text or a list of texts)");
   EXPECT_EQ(refused(R"({"q": {"a": 1}})"),
             "400 q: expected a string or a list of strings, got {\"a\":1}");
   EXPECT_EQ(refused(R"({"q": ["a", null]})"), "400 q[1]: expected a string, got null");
@@ -314,7 +368,7 @@ TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {
             "400 " + std::string(80, 'k') +
                 "... (1048576 bytes): unknown key (known keys: q, "
                 "strategy, beam_size, n_best, length_penalty, max_len, temperature, top_k, top_p, "
-                "seed, scores, attention, api_key, target_lang)");
+                "seed, scores, attention, api_key, target_lang, split, format)");
   const std::string long_value = "\"" + std::string(100, 'x') + "\"";
   EXPECT_EQ(
       refused(R"({"q": "a", "top_p": )" + long_value + "}"),
@@ -338,22 +392,20 @@ TEST(V1RequestTest, LimitsNameTheServeKey) {
 TEST(V1RequestTest, TargetLangPicksOneOfAMultiTargetModelsLanguages) {
   ModelInfo model;
   model.target_languages = {"fra", "por", "spa"};
-  EXPECT_EQ(v1_request(json::parse(R"({"q": "a", "target_lang": "spa"})"), {}, model)
-                .options.target_lang,
-            "spa");
+  EXPECT_EQ(
+      v1_request(json::parse(R"({"q": "a", "target_lang": "spa"})"), {}, model).options.target_lang,
+      "spa");
   EXPECT_EQ(refusal([&] {
               (void)v1_request(json::parse(R"({"q": "a", "target_lang": "deu"})"), {}, model);
             }),
             "400 target_lang: deu is not one of this model's target languages (fra, por, spa)");
-  EXPECT_EQ(refusal([&] {
-              (void)v1_request(json::parse(R"({"q": "a", "target_lang": 3})"), {}, model);
-            }),
-            "400 target_lang: expected a string, got 3");
-  EXPECT_EQ(refusal([] {
-              (void)v1_request(json::parse(R"({"q": "a", "target_lang": "spa"})"), {}, {});
-            }),
-            "400 target_lang: this model has no target-language tags: it translates into one "
-            "language");
+  EXPECT_EQ(
+      refusal([&] { (void)v1_request(json::parse(R"({"q": "a", "target_lang": 3})"), {}, model); }),
+      "400 target_lang: expected a string, got 3");
+  EXPECT_EQ(
+      refusal([] { (void)v1_request(json::parse(R"({"q": "a", "target_lang": "spa"})"), {}, {}); }),
+      "400 target_lang: this model has no target-language tags: it translates into one "
+      "language");
 }
 
 TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {
@@ -362,9 +414,9 @@ TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {
       v1_request(json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 2, "scores": true,
                       "attention": true})"),
                  {}, {});
-  std::vector<SentenceResult> results = results_of(request.sentences, 2);
+  std::vector<SentenceResult> results = results_of(request.texts.sentences, 2);
   results[0].attention = testing::tiny_picture("a");
-  const json answer = v1_answer(request, results, model);
+  const json answer = v1_answer(request, join_texts(request.texts, results), model);
   EXPECT_EQ(answer["translations"][0]["text"], "A");
   EXPECT_FLOAT_EQ(answer["translations"][0]["score"].get<float>(), -1.0f);
   EXPECT_EQ(answer["translations"][1]["hypotheses"],
@@ -378,9 +430,46 @@ TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {
 
   request.wants_scores = false;
   request.options.n_best = 1;
-  const json plain = v1_answer(request, results_of(request.sentences), model);
+  const json plain = v1_answer(request, results_of(request.texts), model);
   EXPECT_EQ(plain["translations"][1], json::parse(R"({"text": "B"})"));
   EXPECT_TRUE(plain["translations"][0]["attention"].is_null()) << "asked for, none drawn";
+}
+
+TEST(V1RequestTest, TextsAreCutIntoSentencesUnlessSplitIsFalse) {
+  const ModelInfo model = testing::en_es_model();
+  const V1Request request = v1_request(
+      json::parse(R"({"q": ["Hi. Bye.", "Yes"], "n_best": 2, "scores": true})"), {}, model);
+  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"Hi.", "Bye.", "Yes"}));
+  const json answer = v1_answer(request, results_of(request.texts, 2), model);
+  EXPECT_EQ(answer["translations"][0]["hypotheses"],
+            json::parse(R"([{"text": "HI. BYE.", "score": -2.0},
+                            {"text": "HI. #2 BYE. #2", "score": -4.0}])"));
+  EXPECT_EQ(
+      v1_request(json::parse(R"({"q": "Hi. Bye.", "split": false})"), {}, model).texts.sentences,
+      std::vector<std::string>{"Hi. Bye."});
+  ServeOptions limits;
+  limits.max_sentences = 2;
+  EXPECT_EQ(refusal([&] {
+              (void)v1_request(json{{"q", "A. B. C."}}, limits, model);
+            }),
+            "400 q: 3 sentences, more than serve.max_sentences (2)");
+  EXPECT_EQ(refusal([&] {
+              (void)v1_request(json{{"q", "A."}, {"split", 1}}, limits, model);
+            }),
+            "400 split: expected true or false, got 1");
+}
+
+TEST(V1RequestTest, HtmlIsTranslatedInItsMarkup) {
+  const ModelInfo model = testing::en_es_model();
+  const V1Request request = v1_request(
+      json{{"q", "<p>Hi &amp; bye.</p><script>x</script>"}, {"format", "html"}}, {}, model);
+  EXPECT_EQ(request.texts.sentences, std::vector<std::string>{"Hi & bye."});
+  EXPECT_EQ(v1_answer(request, results_of(request.texts), model)["translations"][0]["text"],
+            "<p>HI &amp; BYE.</p><script>x</script>");
+  EXPECT_EQ(refusal([&] {
+              (void)v1_request(json{{"q", "a"}, {"format", "md"}}, {}, model);
+            }),
+            "400 format: expected \"text\" or \"html\", got \"md\"");
 }
 
 TEST(DumpTest, InvalidUtf8IsReplacedNotThrown) {

@@ -27,6 +27,8 @@ inline serve::ModelInfo en_es_model() {
   model.run = "runs/tiny";
   model.checkpoint = "runs/tiny/best.pt";
   model.version = "0badc0de";
+  static const auto english = std::make_shared<const text::SentenceSplitter>("en");
+  model.splitter = english;
   return model;
 }
 

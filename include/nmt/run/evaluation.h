@@ -33,8 +33,9 @@ struct EvalOptions {
   std::string reference_file;
   std::string hypotheses_out;  // also write the hypotheses here, exactly as scored
   bool is_notebook_form = false;
+  bool split_sentences = false;  // cut each --src line into sentences (the run's language)
 
-  // Throws ConfigError naming the flag (--split, --src and --ref).
+  // Throws ConfigError naming the flag (--split, --src and --ref, --split-sentences).
   void validate() const;
 };
 

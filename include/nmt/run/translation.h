@@ -1,17 +1,23 @@
-// `nmt translate` as library calls: translations of sentences written one line per input, from a
-// list or a stream. An input with several hypotheses (beam --n-best) gives Moses n-best lines,
-// "index ||| text ||| score"; with show_scores a single hypothesis is "score<TAB>text".
+// `nmt translate` as library calls: translations of texts written one line per input, from a list
+// or a stream. Each input is cut into sentences (text::SentenceSplitter, in the run's source
+// language) unless the caller asks not to; its sentences are translated in one batch with every
+// other input's and joined back into the input's layout. An input with several hypotheses (beam
+// --n-best) gives Moses n-best lines, "index ||| text ||| score"; with show_scores a single
+// hypothesis is "score<TAB>text" (a text's score: the sum of its sentences').
 // Never logs; throws ConfigError for invalid decoding options.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nmt/decode/translator.h"
 #include "nmt/run/open_run.h"
+#include "nmt/text/html_text.h"
+#include "nmt/text/sentence_splitter.h"
 
 namespace nmt::run {
 
@@ -26,17 +32,51 @@ std::string format_translations(const decode::TranslationReport& report,
 // How often a stream without pending lines looks at the stop flag while it waits for input.
 inline constexpr int kPollMilliseconds = 100;
 
+// Texts cut into the sentences the model translates, and the model's answer joined back per text.
+class InputTexts {
+ public:
+  // splitter null: each line of a text is one sentence (text::split_lines).
+  InputTexts(const std::vector<std::string>& texts, const text::SentenceSplitter* splitter);
+  // Every text's sentences, in order.
+  const std::vector<std::string>& sentences() const { return sentences_; }
+  // One result per text from one per sentence: hypothesis k of a text joins hypothesis k of each
+  // of its sentences (a sentence's last when it has fewer) with the text's gaps and sums their
+  // scores; a text without a sentence is its whitespace, unscored.
+  decode::TranslationReport join(decode::TranslationReport sentences) const;
+
+ private:
+  std::vector<text::SplitText> splits_;
+  std::vector<std::string> sentences_;
+};
+
+// The run's splitter (its data.source_lang's rules), or null when split_sentences is off.
+std::unique_ptr<text::SentenceSplitter> sentence_splitter(const OpenedRun& run,
+                                                          bool split_sentences);
+
+// The translations of texts: each cut by splitter (null: at line breaks), their sentences
+// translated in one call, joined back per text (InputTexts::join).
+decode::TranslationReport translate_texts(decode::Translator& translator,
+                                          const std::vector<std::string>& texts,
+                                          const text::SentenceSplitter* splitter,
+                                          const decode::SearchOptions& options);
+
+struct OutputOptions {
+  bool show_scores = false;
+  bool split_sentences = true;  // off: each input is one sentence (--no-split)
+  bool is_html = false;         // inputs are HTML (--format html): translate_html
+};
+
 struct TranslateSummary {
   std::size_t inputs = 0;
   int64_t truncated_inputs = 0;  // inputs cut to decode::kMaxInputTokens
   bool is_interrupted = false;   // SIGINT or SIGTERM ended the input (translate_stream)
 };
 
-// Translates sentences with run.config.decode and writes them to out.
+// Translates texts with run.config.decode and writes them to out.
 TranslateSummary translate_sentences(OpenedRun& run,
-                                     const std::vector<std::string>& sentences,
+                                     const std::vector<std::string>& texts,
                                      std::ostream& out,
-                                     bool show_scores);
+                                     const OutputOptions& output);
 
 // The same for every line read from the file descriptor `input` (a "\r" before the newline is
 // dropped; an unterminated last line counts), translated in batches cut where the input pauses
@@ -44,6 +84,18 @@ TranslateSummary translate_sentences(OpenedRun& run,
 // awaited: a pipe that writes one sentence and waits for its translation gets it. SIGINT or
 // SIGTERM ends the input: the lines already sent (those in the pipe too) are still translated and
 // written, then is_interrupted is set. Throws nmt::Error when the input cannot be read.
-TranslateSummary translate_stream(OpenedRun& run, int input, std::ostream& out, bool show_scores);
+TranslateSummary translate_stream(OpenedRun& run,
+                                  int input,
+                                  std::ostream& out,
+                                  const OutputOptions& output);
+
+// Translates HTML fragments or documents (text::HtmlText: text nodes translated sentence by
+// sentence, markup kept) and writes each rendered, followed by a newline unless it ends with one.
+// Throws ConfigError when asked for n-best lists or scores (an HTML answer has one translation)
+// and nmt::Error naming the input when libxml2 gives up on one.
+TranslateSummary translate_html(OpenedRun& run,
+                                const std::vector<std::string>& documents,
+                                std::ostream& out,
+                                const OutputOptions& output);
 
 }  // namespace nmt::run

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -15,7 +16,10 @@
 
 #include "nmt/decode/options.h"
 #include "nmt/error.h"
+#include "nmt/serve/batcher.h"
 #include "nmt/serve/options.h"
+#include "nmt/text/html_text.h"
+#include "nmt/text/sentence_splitter.h"
 
 namespace nmt::serve {
 
@@ -44,7 +48,34 @@ struct ModelInfo {
   // A multi-target model's output languages, the codes of its tags (">>spa<<" -> "spa"), sorted;
   // a request picks one (LibreTranslate's target, /v1's target_lang). Empty for other models.
   std::vector<std::string> target_languages;
+  // The source language's sentence rules, which cut each text of a request into the sentences
+  // queued for the model; null: texts are cut at their line breaks alone.
+  std::shared_ptr<const text::SentenceSplitter> splitter;
 };
+
+// A request's texts cut into the sentences the batcher queues. In HTML (format "html") each text
+// is a fragment or document, and the texts cut into sentences are its text nodes'.
+struct RequestTexts {
+  std::vector<text::SplitText> texts;  // the texts cut (HTML: every document's text nodes)
+  std::vector<std::string> sentences;  // every text's, in order
+  std::vector<std::shared_ptr<const text::HtmlText>> documents;  // HTML: one per request text
+};
+
+// Cuts texts into sentences with model.splitter when `split` and the model has one (the requests'
+// default), else at line breaks (one sentence per line); as HTML when is_html. ApiError 400
+// "q[1]: cannot parse the HTML text: ..." for HTML that libxml2 gives up on.
+RequestTexts split_texts(const std::vector<std::string>& texts,
+                         const ModelInfo& model,
+                         bool split,
+                         bool is_html);
+
+// One result per request text from one per sentence: a text's hypothesis k joins hypothesis k of
+// each of its sentences (a sentence's last when it has fewer) in the text's layout and sums their
+// scores; a text without a sentence is its whitespace. In HTML, hypothesis k of a document is the
+// document with hypothesis k of each text node. The first sentence's attention stays with its
+// text.
+std::vector<SentenceResult> join_texts(const RequestTexts& texts,
+                                       std::vector<SentenceResult> sentences);
 
 // "" when language is one of model.target_languages, else why it is not (for a 400 answer).
 std::string target_language_problem(const std::string& language, const ModelInfo& model);

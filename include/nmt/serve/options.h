@@ -21,7 +21,7 @@ struct ServeOptions {
   int64_t max_queue = 2048;          // sentences waiting at most; beyond it 503 with Retry-After
   int64_t timeout_ms = 30000;        // ms a request waits for its translations, then 504
   int64_t max_body_bytes = 1 << 20;  // request body size at most; beyond it 413
-  int64_t max_sentences = 128;       // sentences (lines of texts) per request at most
+  int64_t max_sentences = 128;       // texts, and sentences they are cut into, per request at most
   int64_t max_chars = 5000;          // characters (code points) per text or sentence at most
   int64_t max_beam_size = 16;        // largest beam_size and n_best a request may ask for
 
