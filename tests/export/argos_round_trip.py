@@ -14,13 +14,20 @@ folders, so that nothing of the user's is read or written):
    loopback serving the installed package lists its languages, and answers POST /translate for
    every line as nmt serve does, once LibreTranslate's own formatting of an answer (its final
    punctuation follows the source's, lower-case sources get lower-case answers) is applied to
-   nmt's: for every line where that formatting changes nothing, both servers' text is the same.
+   nmt's: for every line where that formatting changes nothing, both servers' text is the same;
+3. with NMT_SERVE_URL, text as LibreTranslate's clients send it: a paragraph of three lines of
+   SOURCES, posted as a form (as LibreTranslate's Python client, libretranslatepy, posts it), comes
+   back as the three lines' translations joined by the paragraph's spaces; an HTML fragment of
+   them with format "html" (as LibreTranslate's page sends HTML) comes back with every text
+   translated and the markup as it was, and with the same tags as LibreTranslate's own answer.
 Offline: sentence splitting is replaced by the identity (MiniSBD would download a model on first
 use, and each test line is one sentence), and LibreTranslate's start skips the package index
 download it tries when fewer than two packages are installed.
 
 Prints one summary line; exits 1 with the differences when a check fails.
 """
+import html
+import html.parser
 import json
 import os
 import socket
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 # Applied in this process and in the LibreTranslate server's (LAUNCHER below).
@@ -104,6 +112,57 @@ def post_translate(url, source, package):
         return json.load(answer)["translatedText"]
 
 
+def post_form(url, fields):
+    body = urllib.parse.urlencode(fields).encode()
+    with urllib.request.urlopen(urllib.request.Request(url + "/translate", body), timeout=60) as answer:
+        return json.load(answer)["translatedText"]
+
+
+class TagList(html.parser.HTMLParser):
+    """The start and end tags of an HTML text, with their attributes, in order."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(("start", tag, sorted(attrs)))
+
+    def handle_endtag(self, tag):
+        self.tags.append(("end", tag))
+
+
+def check_real_text(nmt_url, libre_url, package, sources, expected, failures):
+    """A paragraph and an HTML fragment of three one-sentence lines, sent to nmt serve as
+    LibreTranslate's clients send them; the HTML also to LibreTranslate for its tags."""
+    # Lines that end a sentence where the next begins (UAX #29 needs the end punctuation and the
+    # capital), without characters HTML escapes.
+    picked = [i for i, line in enumerate(sources)
+              if line[:1].isupper() and line[-1:] in ".!?" and not set(line) & set("<>&\"'")][:3]
+    if len(picked) < 3:
+        failures.append("fewer than three whole sentences without HTML's special characters")
+        return
+    lines = [sources[i] for i in picked]
+    translated = [expected[i] for i in picked]
+    languages = {"source": package.from_code, "target": package.to_code}
+    paragraph = post_form(nmt_url, {"q": "  ".join(lines), **languages})
+    if paragraph != "  ".join(translated):
+        failures.append(f"paragraph: nmt serve {paragraph!r} != {'  '.join(translated)!r}")
+    fragment = (f'<p class="lead">{lines[0]} <b>{lines[1]}</b></p>'
+                f'<code>{lines[2]}</code><p translate="no">{lines[2]}</p><p>{lines[2]}</p>')
+    answer = post_form(nmt_url, {"q": fragment, "format": "html", **languages})
+    wanted = (f'<p class="lead">{html.escape(translated[0], quote=False)} '
+              f'<b>{html.escape(translated[1], quote=False)}</b></p><code>{lines[2]}</code>'
+              f'<p translate="no">{lines[2]}</p><p>{html.escape(translated[2], quote=False)}</p>')
+    if answer != wanted:
+        failures.append(f"HTML: nmt serve {answer!r} != {wanted!r}")
+    libre = post_form(libre_url, {"q": fragment, "format": "html", **languages})
+    if TagList(libre).tags != TagList(answer).tags:
+        failures.append(f"HTML: LibreTranslate's tags {libre!r} != nmt serve's {answer!r}")
+
+
 def start_libretranslate(log):
     port = free_port()
     server = subprocess.Popen(
@@ -156,6 +215,7 @@ def check_libretranslate(nmt_url, package, sources, expected, failures, log_path
                 same_text += 1
         if same_text == 0:
             failures.append("no line where LibreTranslate and nmt serve give the same text")
+        check_real_text(nmt_url, url, package, sources, expected, failures)
         return same_text
     finally:
         server.terminate()
@@ -177,7 +237,8 @@ def main():
         if package is not None and len(sys.argv) == 5:
             log_path = os.path.abspath(package_path) + ".libretranslate.log"
             same = check_libretranslate(sys.argv[4], package, sources, expected, failures, log_path)
-            summary += f"; LibreTranslate and nmt serve gave the same text for {same} lines"
+            summary += (f"; LibreTranslate and nmt serve gave the same text for {same} lines; "
+                        "a paragraph and an HTML fragment came back translated in their layout")
     if failures:
         print("\n".join(failures))
         sys.exit(1)
