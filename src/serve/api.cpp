@@ -211,61 +211,30 @@ RequestTexts split_texts(const std::vector<std::string>& texts,
 
 namespace {
 
-SentenceResult join_text(const text::SplitText& text,
-                         std::vector<SentenceResult>::iterator first,
-                         std::vector<SentenceResult>::iterator last) {
+using Results = std::vector<SentenceResult>::iterator;
+
+// The results of [first, last) put together as one: its hypothesis k is `compose` of their
+// hypotheses k (a result's last when it has fewer; "" for one without any), scored by the sum of
+// their scores; at least one hypothesis, also for no results. The first's attention comes along.
+template <class Compose>
+SentenceResult join_ranks(Results first, Results last, Compose&& compose) {
   SentenceResult joined;
-  if (first == last) {
-    joined.hypotheses.push_back({text::join_sentences(text, {}), 0.0f});
-    return joined;
-  }
-  joined.attention = std::move(first->attention);
-  std::size_t ranks = 0;
-  for (auto sentence = first; sentence != last; ++sentence) {
-    ranks = std::max(ranks, sentence->hypotheses.size());
-  }
+  std::size_t ranks = 1;
+  for (auto part = first; part != last; ++part) ranks = std::max(ranks, part->hypotheses.size());
   for (std::size_t rank = 0; rank < ranks; ++rank) {
-    std::vector<std::string> translations;
+    std::vector<std::string> texts;
     Hypothesis hypothesis;
-    for (auto sentence = first; sentence != last; ++sentence) {
-      const auto& own = sentence->hypotheses;
-      if (own.empty()) {
-        translations.emplace_back();
-        continue;
-      }
-      translations.push_back(own[std::min(rank, own.size() - 1)].text);
-      hypothesis.score += own[std::min(rank, own.size() - 1)].score;
+    for (auto part = first; part != last; ++part) {
+      const auto& own = part->hypotheses;
+      const Hypothesis* chosen = own.empty() ? nullptr : &own[std::min(rank, own.size() - 1)];
+      texts.push_back(chosen ? chosen->text : "");
+      hypothesis.score += chosen ? chosen->score : 0.0f;
     }
-    hypothesis.text = text::join_sentences(text, translations);
+    hypothesis.text = compose(texts);
     joined.hypotheses.push_back(std::move(hypothesis));
   }
+  if (first != last) joined.attention = std::move(first->attention);
   return joined;
-}
-
-// Hypothesis k of a document: each of its text nodes' hypothesis k (or last) put in place.
-SentenceResult render_document(const text::HtmlText& document,
-                               std::vector<SentenceResult>::iterator first,
-                               std::vector<SentenceResult>::iterator last) {
-  SentenceResult rendered;
-  std::size_t ranks = 1;
-  for (auto node = first; node != last; ++node) ranks = std::max(ranks, node->hypotheses.size());
-  for (std::size_t rank = 0; rank < ranks; ++rank) {
-    std::vector<std::string> translations;
-    Hypothesis hypothesis;
-    for (auto node = first; node != last; ++node) {
-      const auto& own = node->hypotheses;
-      if (own.empty()) {
-        translations.emplace_back();
-        continue;
-      }
-      translations.push_back(own[std::min(rank, own.size() - 1)].text);
-      hypothesis.score += own[std::min(rank, own.size() - 1)].score;
-    }
-    hypothesis.text = document.render(translations);
-    rendered.hypotheses.push_back(std::move(hypothesis));
-  }
-  if (first != last) rendered.attention = std::move(first->attention);
-  return rendered;
 }
 
 }  // namespace
@@ -280,7 +249,9 @@ std::vector<SentenceResult> join_texts(const RequestTexts& texts,
   auto first = sentences.begin();
   for (const text::SplitText& text : texts.texts) {
     const auto last = first + static_cast<std::ptrdiff_t>(text.sentences.size());
-    joined.push_back(join_text(text, first, last));
+    joined.push_back(join_ranks(first, last, [&text](const std::vector<std::string>& translations) {
+      return text::join_sentences(text, translations);
+    }));
     first = last;
   }
   if (texts.documents.empty()) return joined;
@@ -288,7 +259,9 @@ std::vector<SentenceResult> join_texts(const RequestTexts& texts,
   auto node = joined.begin();
   for (const auto& document : texts.documents) {
     const auto end = node + static_cast<std::ptrdiff_t>(document->texts().size());
-    documents.push_back(render_document(*document, node, end));
+    documents.push_back(join_ranks(node, end, [&document](const std::vector<std::string>& nodes) {
+      return document->render(nodes);
+    }));
     node = end;
   }
   return documents;
