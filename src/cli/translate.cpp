@@ -4,13 +4,11 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cli/app.h"
 #include "cli/common_flags.h"
 #include "cli/config_flags.h"
 #include "nmt/device.h"
-#include "nmt/error.h"
 #include "nmt/run/translation.h"
 
 namespace nmt::cli {
@@ -24,14 +22,6 @@ struct TranslateArgs {
   std::string format = "text";
 };
 
-// All of stdin, for an HTML document, which is not read line by line.
-std::string read_stdin() {
-  std::ostringstream text;
-  text << std::cin.rdbuf();
-  if (std::cin.bad()) throw Error("cannot read stdin");
-  return text.str();
-}
-
 int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
   run::OpenedRun opened = run::open_run(args.model, flags.overrides());
   spdlog::debug("translating with {} on {}", opened.checkpoint, describe_device(opened.device));
@@ -40,9 +30,9 @@ int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
   output.is_html = args.format == "html";
   run::TranslateSummary summary;
   if (output.is_html) {
-    const std::vector<std::string> documents =
-        args.sentences.empty() ? std::vector<std::string>{read_stdin()} : args.sentences;
-    summary = run::translate_html(opened, documents, std::cout, output);
+    summary = args.sentences.empty()
+                  ? run::translate_html_stream(opened, STDIN_FILENO, std::cout, output)
+                  : run::translate_html(opened, args.sentences, std::cout, output);
   } else if (args.sentences.empty()) {
     summary = run::translate_stream(opened, STDIN_FILENO, std::cout, output);
   } else {

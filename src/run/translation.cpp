@@ -159,6 +159,22 @@ TranslateSummary translate_html(OpenedRun& run,
   return {documents.size(), report.truncated_inputs};
 }
 
+TranslateSummary translate_html_stream(OpenedRun& run,
+                                       int input,
+                                       std::ostream& out,
+                                       const OutputOptions& output) {
+  std::string html;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t size = ::read(input, buffer, sizeof buffer);
+    if (size < 0 && errno == EINTR) continue;
+    if (size < 0) throw Error(std::string("cannot read input: ") + std::strerror(errno));
+    if (size == 0) break;
+    html.append(buffer, static_cast<std::size_t>(size));
+  }
+  return translate_html(run, {html}, out, output);
+}
+
 namespace {
 
 // Complete lines (without "\n" and a "\r" before it) from a file descriptor, read as they arrive.

@@ -98,4 +98,11 @@ TranslateSummary translate_html(OpenedRun& run,
                                 std::ostream& out,
                                 const OutputOptions& output);
 
+// The same for everything read from the file descriptor `input` up to its end, as one document
+// (HTML is not read line by line). Throws nmt::Error when the input cannot be read.
+TranslateSummary translate_html_stream(OpenedRun& run,
+                                       int input,
+                                       std::ostream& out,
+                                       const OutputOptions& output);
+
 }  // namespace nmt::run
