@@ -1,11 +1,14 @@
 // Fuzzes the readers of nmt serve's HTTP API (nmt/serve/*_api.h) on arbitrary request bodies, as
 // both APIs and as a form (URL-encoded and multipart, serve/form.h): request_fields,
-// check_api_key, libre_request and v1_request, and the answers built for what they accept. Only ApiError may escape, with a 4xx status; an accepted
-// request stays within the limits, and its answer serialises (invalid UTF-8 included). The body is
+// check_api_key, libre_request and v1_request (texts cut into sentences, or read as HTML), and the
+// answers built for what they accept. Only ApiError may escape, with a 4xx status; an accepted
+// request stays within the limits, its texts' sentences add up, each text gets one result, and
+// its answer serialises (invalid UTF-8 included). The body is
 // also tried as the innermost value of 100,000 nested arrays, which must be refused for its depth
 // (without recursing per level) whatever the body holds.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,31 +35,37 @@ std::vector<nmt::serve::SentenceResult> echo(const std::vector<std::string>& sen
   return results;
 }
 
+// The request's texts, answered by echoing each sentence: one result per text.
+std::vector<nmt::serve::SentenceResult> check_texts(const nmt::serve::RequestTexts& texts,
+                                                    const nmt::serve::ServeOptions& limits,
+                                                    int64_t n_best) {
+  std::size_t sentences = 0;
+  for (const auto& text : texts.texts) sentences += text.sentences.size();
+  NMT_FUZZ_CHECK(sentences == texts.sentences.size(), "the texts' sentences add up");
+  NMT_FUZZ_CHECK(static_cast<int64_t>(sentences) <= limits.max_sentences, "within max_sentences");
+  auto results = nmt::serve::join_texts(texts, echo(texts.sentences, n_best));
+  const std::size_t inputs = texts.documents.empty() ? texts.texts.size() : texts.documents.size();
+  NMT_FUZZ_CHECK(results.size() == inputs, "one result per text");
+  return results;
+}
+
 void check_libre(const nlohmann::json& fields,
                  const nmt::serve::ServeOptions& limits,
                  const nmt::serve::ModelInfo& model) {
   const nmt::serve::LibreRequest request = nmt::serve::libre_request(fields, limits, model);
-  std::size_t lines = 0;
-  for (const std::size_t count : request.line_counts) lines += count;
-  NMT_FUZZ_CHECK(lines == request.lines.size(), "line counts add up to the lines");
-  NMT_FUZZ_CHECK(static_cast<int64_t>(lines) <= limits.max_sentences, "within max_sentences");
   NMT_FUZZ_CHECK(request.alternatives < limits.max_beam_size, "alternatives within the beam");
-  const auto answer =
-      nmt::serve::libre_answer(request, echo(request.lines, request.options.n_best), model);
-  (void)nmt::serve::dump(answer);
+  const auto results = check_texts(request.texts, limits, request.options.n_best);
+  (void)nmt::serve::dump(nmt::serve::libre_answer(request, results, model));
 }
 
 void check_v1(const nlohmann::json& fields,
               const nmt::serve::ServeOptions& limits,
               const nmt::serve::ModelInfo& model) {
   const nmt::serve::V1Request request = nmt::serve::v1_request(fields, limits, model);
-  NMT_FUZZ_CHECK(static_cast<int64_t>(request.sentences.size()) <= limits.max_sentences,
-                 "within max_sentences");
   NMT_FUZZ_CHECK(request.options.beam_size <= limits.max_beam_size, "within max_beam_size");
   NMT_FUZZ_CHECK(request.options.max_len <= nmt::serve::kMaxOutputTokens, "within max_len");
-  const auto answer =
-      nmt::serve::v1_answer(request, echo(request.sentences, request.options.n_best), model);
-  (void)nmt::serve::dump(answer);
+  const auto results = check_texts(request.texts, limits, request.options.n_best);
+  (void)nmt::serve::dump(nmt::serve::v1_answer(request, results, model));
 }
 
 }  // namespace
@@ -69,6 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   nmt::serve::ModelInfo model;
   model.source_lang = "en";
   model.target_lang = "es";
+  static const auto english = std::make_shared<const nmt::text::SentenceSplitter>("en");
+  model.splitter = english;
   // The body as JSON for each API, and as a form body of both kinds.
   std::vector<nmt::serve::RequestParts> parts = {
       {"application/json", body, {}, ""},
