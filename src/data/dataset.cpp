@@ -222,6 +222,9 @@ void CorpusOptions::validate() const {
   }
   check::fraction("valid_fraction", valid_fraction);
   check::fraction("test_fraction", test_fraction);
+  check::fraction("augment_upper", augment_upper);
+  check::fraction("augment_lower", augment_lower);
+  check::fraction("augment_concat", augment_concat);
   const double held_out =
       (valid.empty() ? valid_fraction : 0.0) + (test.empty() ? test_fraction : 0.0);
   if (held_out >= 1.0) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "nmt/data/augment.h"
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -86,6 +87,7 @@ void log_unknown_pieces(const UnknownPieces& counts, const RunDir& vocabulary_so
 
 nlohmann::json report_json(const nlohmann::json& reads,
                            const data::Splits& splits,
+                           const data::AugmentReport& augmented,
                            const text::TokenizerPair& tokenizers,
                            const std::optional<UnknownPieces>& unknown) {
   const data::FilterReport& filter = splits.report;
@@ -100,6 +102,8 @@ nlohmann::json report_json(const nlohmann::json& reads,
         {"too_many_tokens", filter.too_many_tokens},
         {"length_ratio", filter.length_ratio},
         {"dev_test_empty_after_cleaning", filter.held_out_empty}}},
+      {"augmented",
+       {{"upper", augmented.upper}, {"lower", augmented.lower}, {"joined", augmented.joined}}},
       {"split",
        {{"train", splits.train.size()},
         {"valid", splits.valid.size()},
@@ -146,6 +150,14 @@ void log_filters(const Config& config, const data::FilterReport& report) {
     spdlog::warn("dropped {} dev/test pairs with a side empty after cleaning",
                  report.held_out_empty);
   }
+}
+
+void log_augmentation(const data::AugmentReport& report) {
+  if (report.total() == 0) return;
+  spdlog::info(
+      "augmentation: {} training pairs added ({} in capitals, {} in lower case, {} joined "
+      "pairs; data.augment_*)",
+      report.total(), report.upper, report.lower, report.joined);
 }
 
 void log_splits(const Config& config, const data::Splits& splits) {
@@ -205,6 +217,8 @@ PreparedData prepare_data(const Config& config,
   PreparedData prepared;
   prepared.splits = data::make_splits(corpora, config.data, config.text.clean);
   data::Splits& splits = prepared.splits;
+  const data::AugmentReport augmented = data::augment_training_split(splits, config.data);
+  log_augmentation(augmented);
   prepared.tokenizers =
       vocabulary_source
           ? text::load_tokenizers(config.text, vocabulary_source->path())
@@ -241,7 +255,7 @@ PreparedData prepare_data(const Config& config,
 
   save_config(dir.config(), config);
   write_text_atomically(dir.prepare_report(),
-                        report_json(reads, splits, prepared.tokenizers, unknown).dump(2) + "\n");
+                        report_json(reads, splits, augmented, prepared.tokenizers, unknown).dump(2) + "\n");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("data ready in {} ({:.1f} s)", dir.path(), seconds);

@@ -32,6 +32,9 @@ void corpus_fields(Fields& f, CorpusOptions& o) {
   f("dedupe", o.dedupe);
   f("drop_identical", o.drop_identical);
   f("reverse", o.reverse);
+  f("augment_upper", o.augment_upper);
+  f("augment_lower", o.augment_lower);
+  f("augment_concat", o.augment_concat);
   f("source_lang", o.source_lang);
   f("target_lang", o.target_lang);
 }

@@ -43,6 +43,9 @@ struct CorpusOptions {
   bool dedupe = false;          // drop exact duplicate pairs (after cleaning)
   bool drop_identical = false;  // drop pairs whose two sides are the same text (after cleaning)
   bool reverse = false;         // swap the sides: translate the file's second column into its first
+  double augment_upper = 0;     // share of training pairs added again in capitals (data/augment.h)
+  double augment_lower = 0;     // share of training pairs added again in lower case
+  double augment_concat = 0;    // share of training pairs added joined with another training pair
   std::string source_lang;      // optional language codes ("en", "es"), recorded with the run
   std::string target_lang;
 

@@ -1,0 +1,27 @@
+// Training-split augmentation for text as people send it: pairs added in capitals and in lower
+// case (both sides, ICU's rules for data.source_lang/target_lang), and pairs made of two training
+// pairs joined, so that a model trained on short sentences meets longer inputs and every casing.
+// Only the training split is augmented; the originals stay. Each pair's draws are a hash of
+// (seed, kind, index), so the same split and options give the same pairs on every platform.
+// Torch-free; never logs.
+#pragma once
+
+#include <cstddef>
+
+#include "nmt/data/dataset.h"
+
+namespace nmt::data {
+
+struct AugmentReport {
+  std::size_t upper = 0;   // pairs added in capitals (data.augment_upper)
+  std::size_t lower = 0;   // pairs added in lower case (data.augment_lower)
+  std::size_t joined = 0;  // pairs added as two pairs joined (data.augment_concat)
+
+  std::size_t total() const { return upper + lower + joined; }
+};
+
+// Appends the augmented pairs to splits.train (and their corpora to splits.train_corpus: a joined
+// pair counts as its first pair's corpus).
+AugmentReport augment_training_split(Splits& splits, const CorpusOptions& options);
+
+}  // namespace nmt::data
