@@ -19,6 +19,7 @@ struct TranslateArgs {
   std::vector<std::string> sentences;
   run::OutputOptions output;
   bool no_split = false;
+  bool no_sentence_case = false;
   std::string format = "text";
 };
 
@@ -27,6 +28,7 @@ int run_translate(const TranslateArgs& args, const ConfigFlags& flags) {
   spdlog::debug("translating with {} on {}", opened.checkpoint, describe_device(opened.device));
   run::OutputOptions output = args.output;
   output.split_sentences = !args.no_split;
+  output.sentence_case = !args.no_sentence_case;
   output.is_html = args.format == "html";
   run::TranslateSummary summary;
   if (output.is_html) {
@@ -58,7 +60,9 @@ Command add_translate(CLI::App& app) {
       "line, with exactly one output line per input line (an empty line gives an empty line).\n"
       "Each text is cut into sentences (ICU's rules with the abbreviations of the run's\n"
       "data.source_lang) and translated sentence by sentence, its spacing kept; --no-split\n"
-      "translates each text as one sentence. Unknown words become <UNK>; sentences over 1024\n"
+      "translates each text as one sentence. A sentence written all in capitals or all in lower\n"
+      "case is read in sentence case, and one in capitals is answered in capitals.\n"
+      "Unknown words become <UNK>; sentences over 1024\n"
       "tokens are cut to 1024. Decoding defaults come from the run's config (decode section).");
   auto args = std::make_shared<TranslateArgs>();
   auto flags = std::make_shared<ConfigFlags>(*command);
@@ -77,6 +81,9 @@ Command add_translate(CLI::App& app) {
   command->add_flag("--no-split", args->no_split,
                     "Translate each input as one sentence, without cutting it into sentences (for "
                     "input that has one sentence per line already)");
+  command->add_flag("--no-sentence-case", args->no_sentence_case,
+                    "Give the model sentences in capitals or in lower case as they are written, "
+                    "not in sentence case (for a model trained on such text)");
   add_decode_flags(*flags);
   add_target_language_flag(*flags);
   add_runtime_flags(*flags);

@@ -120,8 +120,8 @@ EvalReport evaluate(OpenedRun& run, const EvalData& data, const EvalOptions& opt
   if (data.sources_are_cleaned) {
     translations = translator.translate_cleaned(data.sources, config.decode);
   } else if (options.split_sentences) {
-    translations = translate_texts(translator, data.sources, sentence_splitter(run, true).get(),
-                                   config.decode);
+    translations = translate_texts(translator, data.sources,
+                                   {sentence_splitter(run, true).get(), nullptr}, config.decode);
   } else {
     translations = translator.translate(data.sources, config.decode);
   }

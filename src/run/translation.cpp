@@ -60,19 +60,34 @@ decode::Translation join_hypotheses(const text::SplitText& split,
 
 }  // namespace
 
-InputTexts::InputTexts(const std::vector<std::string>& texts,
-                       const text::SentenceSplitter* splitter) {
+InputTexts::InputTexts(const std::vector<std::string>& texts, SentenceForms forms) {
   splits_.reserve(texts.size());
+  if (forms.casing) target_language_ = forms.casing->target;
   for (const std::string& text : texts) {
-    splits_.push_back(splitter ? splitter->split(text) : text::split_lines(text));
-    sentences_.insert(sentences_.end(), splits_.back().sentences.begin(),
-                      splits_.back().sentences.end());
+    splits_.push_back(forms.splitter ? forms.splitter->split(text) : text::split_lines(text));
+    for (const std::string& sentence : splits_.back().sentences) {
+      if (!forms.casing) {
+        sentences_.push_back(sentence);
+        cases_.push_back(text::SourceCase::kAsWritten);
+        continue;
+      }
+      text::CaseAdapted adapted = text::adapt_case(sentence, forms.casing->source);
+      sentences_.push_back(std::move(adapted.model_input));
+      cases_.push_back(adapted.source_case);
+    }
   }
 }
 
 decode::TranslationReport InputTexts::join(decode::TranslationReport sentences) const {
   decode::TranslationReport texts = std::move(sentences);
   std::vector<std::vector<decode::Translation>> results = std::move(texts.results);
+  for (std::size_t i = 0; i < results.size() && i < cases_.size(); ++i) {
+    for (decode::Translation& hypothesis : results[i]) {
+      hypothesis.text = text::restore_case(std::move(hypothesis.text), cases_[i], target_language_);
+      hypothesis.decoded =
+          text::restore_case(std::move(hypothesis.decoded), cases_[i], target_language_);
+    }
+  }
   texts.results.clear();
   std::size_t first = 0;
   for (const text::SplitText& split : splits_) {
@@ -103,11 +118,15 @@ std::unique_ptr<text::SentenceSplitter> sentence_splitter(const OpenedRun& run,
   return std::make_unique<text::SentenceSplitter>(run.config.data.source_lang);
 }
 
+text::CaseLanguages case_languages(const OpenedRun& run) {
+  return {run.config.data.source_lang, run.config.data.target_lang};
+}
+
 decode::TranslationReport translate_texts(decode::Translator& translator,
                                           const std::vector<std::string>& texts,
-                                          const text::SentenceSplitter* splitter,
+                                          SentenceForms forms,
                                           const decode::SearchOptions& options) {
-  const InputTexts inputs(texts, splitter);
+  const InputTexts inputs(texts, forms);
   return inputs.join(translator.translate(inputs.sentences(), options));
 }
 
@@ -117,8 +136,10 @@ TranslateSummary translate_sentences(OpenedRun& run,
                                      const OutputOptions& output) {
   decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
   const auto splitter = sentence_splitter(run, output.split_sentences);
-  const decode::TranslationReport report =
-      translate_texts(translator, texts, splitter.get(), run.config.decode);
+  const text::CaseLanguages casing = case_languages(run);
+  const decode::TranslationReport report = translate_texts(
+      translator, texts, {splitter.get(), output.sentence_case ? &casing : nullptr},
+      run.config.decode);
   out << format_translations(report, 0, output.show_scores) << std::flush;
   return {texts.size(), report.truncated_inputs};
 }
@@ -143,8 +164,10 @@ TranslateSummary translate_html(OpenedRun& run,
   }
   decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
   const auto splitter = sentence_splitter(run, output.split_sentences);
-  const decode::TranslationReport report =
-      translate_texts(translator, texts, splitter.get(), run.config.decode);
+  const text::CaseLanguages casing = case_languages(run);
+  const decode::TranslationReport report = translate_texts(
+      translator, texts, {splitter.get(), output.sentence_case ? &casing : nullptr},
+      run.config.decode);
   std::size_t first = 0;
   for (const auto& document : parsed) {
     std::vector<std::string> translations;
@@ -238,11 +261,13 @@ TranslateSummary translate_stream(OpenedRun& run,
   const StopOnSignal stop;
   decode::Translator translator(run.models(), run.tokenizers, run.config.text.clean, run.device);
   const auto splitter = sentence_splitter(run, output.split_sentences);
+  const text::CaseLanguages casing = case_languages(run);
+  const SentenceForms forms{splitter.get(), output.sentence_case ? &casing : nullptr};
   TranslateSummary summary;
   std::vector<std::string> lines;
   const auto translate_lines = [&] {
     const decode::TranslationReport report =
-        translate_texts(translator, lines, splitter.get(), run.config.decode);
+        translate_texts(translator, lines, forms, run.config.decode);
     summary.truncated_inputs += report.truncated_inputs;
     out << format_translations(report, summary.inputs, output.show_scores) << std::flush;
     summary.inputs += lines.size();

@@ -188,11 +188,15 @@ RequestTexts split_texts(const std::vector<std::string>& texts,
                          bool split,
                          bool is_html) {
   RequestTexts request;
+  request.target_lang = model.target_lang;
   const auto add = [&](const std::string& text) {
     request.texts.push_back(split && model.splitter ? model.splitter->split(text)
                                                     : text::split_lines(text));
-    const auto& sentences = request.texts.back().sentences;
-    request.sentences.insert(request.sentences.end(), sentences.begin(), sentences.end());
+    for (const std::string& sentence : request.texts.back().sentences) {
+      text::CaseAdapted adapted = text::adapt_case(sentence, model.source_lang);
+      request.sentences.push_back(std::move(adapted.model_input));
+      request.cases.push_back(adapted.source_case);
+    }
   };
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!is_html) {
@@ -244,6 +248,12 @@ std::vector<SentenceResult> join_texts(const RequestTexts& texts,
   if (sentences.size() != texts.sentences.size()) {
     throw Error("serve: " + std::to_string(sentences.size()) + " results for " +
                 std::to_string(texts.sentences.size()) + " sentences");
+  }
+  for (std::size_t i = 0; i < sentences.size() && i < texts.cases.size(); ++i) {
+    for (Hypothesis& hypothesis : sentences[i].hypotheses) {
+      hypothesis.text =
+          text::restore_case(std::move(hypothesis.text), texts.cases[i], texts.target_lang);
+    }
   }
   std::vector<SentenceResult> joined;
   auto first = sentences.begin();

@@ -363,7 +363,7 @@ TEST_F(WorkflowTest, AParagraphIsTranslatedSentenceBySentenceInItsLayout) {
 
 TEST(InputTextsTest, JoinsEachRankOfATextsSentencesAndSumsTheirScores) {
   const text::SentenceSplitter splitter("en");
-  const InputTexts inputs({"Hi. Bye.", "   ", "Yes."}, &splitter);
+  const InputTexts inputs({"Hi. Bye.", "   ", "Yes."}, {&splitter, nullptr});
   EXPECT_EQ(inputs.sentences(), (std::vector<std::string>{"Hi.", "Bye.", "Yes."}));
   decode::TranslationReport report;
   report.results = {{{"Hola.", "hola .", {4}, -0.5f}, {"Ola.", "ola .", {5}, -1.0f}},
@@ -381,6 +381,25 @@ TEST(InputTextsTest, JoinsEachRankOfATextsSentencesAndSumsTheirScores) {
   EXPECT_EQ(texts.results[1].front().text, "   ");
   EXPECT_EQ(texts.results[2].front().ids, std::vector<int64_t>{7});  // one sentence: as it came
   EXPECT_EQ(texts.truncated_inputs, 1);
+}
+
+TEST(InputTextsTest, CapitalsAreReadInSentenceCaseAndAnsweredInCapitals) {
+  const text::CaseLanguages casing{"en", "es"};
+  // Casing is judged per sentence: the line as one sentence is mixed.
+  const InputTexts line({"I'M HUNGRY! where is tom?"}, {nullptr, &casing});
+  EXPECT_EQ(line.sentences(), (std::vector<std::string>{"I'M HUNGRY! where is tom?"}));
+  const text::SentenceSplitter splitter("en");
+  const InputTexts split({"I'M HUNGRY! where is tom?"}, {&splitter, &casing});
+  EXPECT_EQ(split.sentences(), (std::vector<std::string>{"I'm hungry!", "Where is tom?"}));
+  decode::TranslationReport report;
+  report.results = {{{"¡Tengo hambre!", "¡tengo hambre !", {4}, -0.5f}},
+                    {{"¿Dónde está Tom?", "¿dónde está tom ?", {5}, -0.25f}}};
+  const decode::TranslationReport texts = split.join(report);
+  ASSERT_EQ(texts.results.size(), 1u);
+  EXPECT_EQ(texts.results[0][0].text, "¡TENGO HAMBRE! ¿Dónde está Tom?");
+  EXPECT_EQ(texts.results[0][0].decoded, "¡TENGO HAMBRE ! ¿dónde está tom ?");
+  const InputTexts as_written({"I'M HUNGRY!"}, {nullptr, nullptr});
+  EXPECT_EQ(as_written.sentences(), std::vector<std::string>{"I'M HUNGRY!"});
 }
 
 TEST(TranslationFormatTest, NBestIsMosesAndScoresPrecedeSingleHypotheses) {

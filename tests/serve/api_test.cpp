@@ -252,6 +252,19 @@ TEST(LibreRequestTest, HtmlTranslatesTextNodesSentenceBySentenceAndKeepsTheMarku
       "XML_PARSE_HUGE option");
 }
 
+TEST(RequestTextsTest, CapitalsAndLowerCaseAreQueuedInSentenceCaseAndCapitalsAnswered) {
+  const RequestTexts texts =
+      split_texts({"WHERE IS TOM? i am here. Fine."}, testing::en_es_model(), true, false);
+  EXPECT_EQ(texts.sentences, (std::vector<std::string>{"Where is tom?", "I am here.", "Fine."}));
+  std::vector<SentenceResult> results(3);
+  results[0].hypotheses = {{"¿Dónde está tom?", -1.0f}};
+  results[1].hypotheses = {{"Estoy aquí.", -1.0f}};
+  results[2].hypotheses = {{"Bien.", -1.0f}};
+  const std::vector<SentenceResult> joined = join_texts(texts, std::move(results));
+  ASSERT_EQ(joined.size(), 1u);
+  EXPECT_EQ(joined[0].hypotheses.front().text, "¿DÓNDE ESTÁ TOM? Estoy aquí. Bien.");
+}
+
 TEST(LibreRequestTest, ATextWithoutASentenceComesBackAsItWas) {
   const LibreRequest request = libre_request(
       {{"q", {" \n", "Hi."}}, {"source", "en"}, {"target", "es"}}, {}, testing::en_es_model());
@@ -301,7 +314,8 @@ TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
       json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 3, "length_penalty": 0.6,
                       "scores": true, "attention": true, "seed": 7})"),
       {}, defaults);
-  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"a", "b"}));
+  // Sentences in lower case are queued in sentence case.
+  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"A", "B"}));
   EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
   EXPECT_EQ(request.options.beam_size, 4);
   EXPECT_EQ(request.options.n_best, 3);
@@ -311,8 +325,8 @@ TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
       << "the server's, not the request's";
   EXPECT_TRUE(request.wants_scores);
   EXPECT_TRUE(request.wants_attention);
-  EXPECT_EQ(v1_request({{"q", "one"}}, {}, defaults).texts.sentences,
-            (std::vector<std::string>{"one"}));
+  EXPECT_EQ(v1_request({{"q", "One"}}, {}, defaults).texts.sentences,
+            (std::vector<std::string>{"One"}));
 }
 
 TEST(V1RequestTest, RefusesWhatItCannotUseNamingTheKey) {

@@ -16,6 +16,7 @@
 
 #include "nmt/decode/translator.h"
 #include "nmt/run/open_run.h"
+#include "nmt/text/casing.h"
 #include "nmt/text/html_text.h"
 #include "nmt/text/sentence_splitter.h"
 
@@ -32,37 +33,50 @@ std::string format_translations(const decode::TranslationReport& report,
 // How often a stream without pending lines looks at the stop flag while it waits for input.
 inline constexpr int kPollMilliseconds = 100;
 
+// How texts become the sentences a model reads: cut by splitter (null: each line of a text is one
+// sentence, text::split_lines) and, with casing, sentences written all in capitals or all in lower
+// case read in sentence case (text::adapt_case), their translations put back (restore_case).
+struct SentenceForms {
+  const text::SentenceSplitter* splitter = nullptr;
+  const text::CaseLanguages* casing = nullptr;
+};
+
 // Texts cut into the sentences the model translates, and the model's answer joined back per text.
 class InputTexts {
  public:
-  // splitter null: each line of a text is one sentence (text::split_lines).
-  InputTexts(const std::vector<std::string>& texts, const text::SentenceSplitter* splitter);
-  // Every text's sentences, in order.
+  InputTexts(const std::vector<std::string>& texts, SentenceForms forms);
+  // Every text's sentences, in order, as the model reads them.
   const std::vector<std::string>& sentences() const { return sentences_; }
   // One result per text from one per sentence: hypothesis k of a text joins hypothesis k of each
-  // of its sentences (a sentence's last when it has fewer) with the text's gaps and sums their
-  // scores; a text without a sentence is its whitespace, unscored.
+  // of its sentences (a sentence's last when it has fewer; each in its source's casing) with the
+  // text's gaps and sums their scores; a text without a sentence is its whitespace, unscored.
   decode::TranslationReport join(decode::TranslationReport sentences) const;
 
  private:
   std::vector<text::SplitText> splits_;
   std::vector<std::string> sentences_;
+  std::vector<text::SourceCase> cases_;  // per sentence
+  std::string target_language_;          // the casing's
 };
 
 // The run's splitter (its data.source_lang's rules), or null when split_sentences is off.
 std::unique_ptr<text::SentenceSplitter> sentence_splitter(const OpenedRun& run,
                                                           bool split_sentences);
 
-// The translations of texts: each cut by splitter (null: at line breaks), their sentences
-// translated in one call, joined back per text (InputTexts::join).
+// The run's languages for text::adapt_case (data.source_lang, data.target_lang).
+text::CaseLanguages case_languages(const OpenedRun& run);
+
+// The translations of texts: each cut into sentences as forms says, their sentences translated
+// in one call, joined back per text (InputTexts::join).
 decode::TranslationReport translate_texts(decode::Translator& translator,
                                           const std::vector<std::string>& texts,
-                                          const text::SentenceSplitter* splitter,
+                                          SentenceForms forms,
                                           const decode::SearchOptions& options);
 
 struct OutputOptions {
   bool show_scores = false;
   bool split_sentences = true;  // off: each input is one sentence (--no-split)
+  bool sentence_case = true;    // off: text in capitals or lower case is read as written
   bool is_html = false;         // inputs are HTML (--format html): translate_html
 };
 

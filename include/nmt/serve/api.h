@@ -18,6 +18,7 @@
 #include "nmt/error.h"
 #include "nmt/serve/batcher.h"
 #include "nmt/serve/options.h"
+#include "nmt/text/casing.h"
 #include "nmt/text/html_text.h"
 #include "nmt/text/sentence_splitter.h"
 
@@ -57,12 +58,15 @@ struct ModelInfo {
 // is a fragment or document, and the texts cut into sentences are its text nodes'.
 struct RequestTexts {
   std::vector<text::SplitText> texts;  // the texts cut (HTML: every document's text nodes)
-  std::vector<std::string> sentences;  // every text's, in order
+  std::vector<std::string> sentences;  // every text's, in order, as the model reads them
+  std::vector<text::SourceCase> cases;  // per sentence: how it was written (text::adapt_case)
+  std::string target_lang;              // the rules that put translations back in capitals
   std::vector<std::shared_ptr<const text::HtmlText>> documents;  // HTML: one per request text
 };
 
 // Cuts texts into sentences with model.splitter when `split` and the model has one (the requests'
-// default), else at line breaks (one sentence per line); as HTML when is_html. ApiError 400
+// default), else at line breaks (one sentence per line); as HTML when is_html. Sentences written
+// all in capitals or all in lower case are queued in sentence case (text::adapt_case). ApiError 400
 // "q[1]: cannot parse the HTML text: ..." for HTML that libxml2 gives up on.
 RequestTexts split_texts(const std::vector<std::string>& texts,
                          const ModelInfo& model,
@@ -71,7 +75,8 @@ RequestTexts split_texts(const std::vector<std::string>& texts,
 
 // One result per request text from one per sentence: a text's hypothesis k joins hypothesis k of
 // each of its sentences (a sentence's last when it has fewer) in the text's layout and sums their
-// scores; a text without a sentence is its whitespace. In HTML, hypothesis k of a document is the
+// scores; a text without a sentence is its whitespace. A sentence written in capitals is answered in
+// capitals (text::restore_case). In HTML, hypothesis k of a document is the
 // document with hypothesis k of each text node. The first sentence's attention stays with its
 // text.
 std::vector<SentenceResult> join_texts(const RequestTexts& texts,
