@@ -109,6 +109,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_body();
   void on_body(error_code error);
   void on_read_error(error_code error);
+  void on_other_version();
   void dispatch();
   void run_handler(const Route& route, Response& response) const;
   void refuse(int status, const std::string& message);
@@ -127,6 +128,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<wire::request_parser<wire::string_body>> parser_;
   Request request_;
   unsigned version_ = 11;
+  bool is_head_ = false;  // a HEAD request: answered as GET, without the body
   bool keep_alive_ = false;
   std::size_t drained_ = 0;
 };

@@ -1,7 +1,9 @@
 // One connection of the HTTP layer: wait for a request, read and check its head and body within
 // the deadlines and limits, hand it to its route's handler, write the answer, linger on close.
 #include <algorithm>
+#include <cctype>
 
+#include "nmt/check.h"
 #include "nmt/error.h"
 #include "serve/api_fields.h"
 #include "serve/http_connection.h"
@@ -23,6 +25,61 @@ std::string trimmed_lower(std::string_view text) {
 
 std::string milliseconds_text(std::chrono::milliseconds time) {
   return std::to_string(time.count()) + " ms";
+}
+
+bool is_host_character(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+         std::string_view("-._~!$&'()*+,;=%").find(c) != std::string_view::npos;
+}
+
+bool is_port(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// RFC 9112 §3.2: Host = uri-host [ ":" port ], the host a reg-name, IPv4 address or bracketed IP
+// literal (RFC 3986 §3.2.2); empty when the target has no authority.
+bool is_valid_host(std::string_view host) {
+  if (!host.empty() && host.front() == '[') {
+    const auto close = host.find(']');
+    if (close == std::string_view::npos) return false;
+    const std::string_view literal = host.substr(1, close - 1);
+    const bool is_literal = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char c) {
+      return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == ':' || c == '.' || c == 'v';
+    });
+    const std::string_view rest = host.substr(close + 1);
+    return is_literal && (rest.empty() || (rest.front() == ':' && is_port(rest.substr(1))));
+  }
+  const auto colon = host.find(':');
+  const std::string_view name = host.substr(0, colon);
+  return std::all_of(name.begin(), name.end(), is_host_character) &&
+         (colon == std::string_view::npos || is_port(host.substr(colon + 1)));
+}
+
+// Why the head's Host fields are refused, or "" (RFC 9112 §3.2: HTTP/1.1 requests carry exactly
+// one, and a server answers 400 to one without it, with several or with an invalid value).
+std::string host_problem(const wire::request_header<>& head, unsigned version) {
+  const std::size_t count = head.count(wire::field::host);
+  if (count == 0) return version >= 11 ? "Bad request: an HTTP/1.1 request needs a Host field" : "";
+  if (count > 1) return "Bad request: more than one Host field";
+  const std::string_view host = head[wire::field::host];
+  if (!is_valid_host(host)) {
+    return "Bad request: invalid Host field \"" + check::shorten(std::string(host)) + "\"";
+  }
+  return "";
+}
+
+// The path and query of a request target in origin form ("/translate?x=1") or absolute form
+// ("http://host:8080/translate?x=1", which RFC 9112 §3.2.2 says servers must accept: proxies send
+// it); an absolute target without a path asks for "/".
+std::string origin_form(std::string_view target) {
+  for (const std::string_view scheme : {"http://", "https://"}) {
+    if (lower(std::string(target.substr(0, scheme.size()))) != scheme) continue;
+    const auto path = target.find_first_of("/?", scheme.size());
+    if (path == std::string_view::npos) return "/";
+    return (target[path] == '?' ? "/" : "") + std::string(target.substr(path));
+  }
+  return std::string(target);
 }
 
 }  // namespace
@@ -74,6 +131,7 @@ void Session::read_head() {
   arm(server_.limits.read_timeout);
   request_ = Request{};
   version_ = 11;
+  is_head_ = false;
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(kMaxHeadBytes));
   parser_->body_limit(static_cast<std::uint64_t>(server_.limits.max_body_bytes));
@@ -85,12 +143,16 @@ void Session::read_head() {
 void Session::on_head(error_code error) {
   if (error) return on_read_error(error);
   const auto& head = parser_->get();
-  version_ = head.version();
   request_.method = std::string(head.method_string());
-  const std::string_view target = head.target();
+  is_head_ = head.method() == wire::verb::head;
+  version_ = head.version();
+  if (const std::string problem = host_problem(head, version_); !problem.empty()) {
+    return refuse(400, problem);
+  }
+  const std::string target = origin_form(head.target());
   const auto question = target.find('?');
-  request_.path = std::string(target.substr(0, question));
-  if (question != std::string_view::npos) request_.query = std::string(target.substr(question + 1));
+  request_.path = target.substr(0, question);
+  if (question != std::string::npos) request_.query = target.substr(question + 1);
   for (const auto& field : head) {
     request_.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
@@ -106,7 +168,9 @@ void Session::on_head(error_code error) {
     return refuse(415, "Content-Encoding \"" + std::string(encoding->value()) +
                            "\" is not accepted: send the body uncompressed");
   }
-  if (trimmed_lower(head[wire::field::expect]) == "100-continue" && !parser_->is_done()) {
+  // RFC 9110 §10.1.1: an HTTP/1.0 client cannot read an interim answer.
+  if (version_ >= 11 && trimmed_lower(head[wire::field::expect]) == "100-continue" &&
+      !parser_->is_done()) {
     auto proceed =
         std::make_shared<wire::response<wire::empty_body>>(wire::status::continue_, version_);
     wire::async_write(socket_, *proceed,
@@ -129,7 +193,8 @@ void Session::read_body() {
 void Session::on_body(error_code error) {
   if (error) return on_read_error(error);
   request_.body = std::move(parser_->get().body());
-  keep_alive_ = parser_->get().keep_alive();
+  // RFC 9112 §6.1: a chunked HTTP/1.0 request has faulty framing; close after answering it.
+  keep_alive_ = parser_->get().keep_alive() && !(version_ == 10 && parser_->chunked());
   parser_.reset();
   dispatch();
 }
@@ -146,6 +211,7 @@ void Session::on_read_error(error_code error) {
   if (error == wire::error::header_limit) {
     return refuse(431, "request head larger than " + std::to_string(kMaxHeadBytes) + " bytes");
   }
+  if (error == wire::error::bad_version) return on_other_version();
   const bool client_left = error == wire::error::end_of_stream ||
                            error == wire::error::partial_message || error == net::error::eof ||
                            error == net::error::connection_reset ||
@@ -154,10 +220,38 @@ void Session::on_read_error(error_code error) {
   refuse(400, "Bad request: " + error.message());
 }
 
+// Beast reads HTTP/1.0 and HTTP/1.1 alone, and leaves the request line it refused in the buffer.
+// RFC 9110 §6.2: a later HTTP/1.x is read and answered as HTTP/1.1; another major version is not
+// this framing at all (505).
+void Session::on_other_version() {
+  constexpr std::string_view kBadVersion = "Bad request: bad version";
+  constexpr std::size_t kVersionSize = 8;  // "HTTP/1.1"
+  char* bytes = static_cast<char*>(buffer_.data().data());
+  const std::string_view received(bytes, buffer_.size());
+  const std::string_view line = received.substr(0, received.find("\r\n"));
+  if (line.size() == received.size() || line.size() <= kVersionSize ||
+      line[line.size() - kVersionSize - 1] != ' ') {
+    return refuse(400, std::string(kBadVersion));
+  }
+  const std::size_t at = line.size() - kVersionSize;
+  const std::string_view version = line.substr(at);
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  if (version.substr(0, 5) != "HTTP/" || !is_digit(version[5]) || version[6] != '.' ||
+      !is_digit(version[7])) {
+    return refuse(400, std::string(kBadVersion));
+  }
+  if (version[5] != '1') {
+    return refuse(505, "HTTP version not supported: " + std::string(version.substr(5)) +
+                           " (this server speaks HTTP/1.1 and HTTP/1.0)");
+  }
+  bytes[at + kVersionSize - 1] = '1';
+  read_head();
+}
+
 void Session::dispatch() {
   deadline_.cancel();
   enter(State::kHandling);
-  const Route* route = server_.find_route(request_.method, request_.path);
+  const Route* route = server_.find_route(is_head_ ? "GET" : request_.method, request_.path);
   if (!route) {
     Response response;
     response.status = 404;
@@ -211,13 +305,20 @@ void Session::write(Response response, bool keep_alive) {
   answer->keep_alive(keep_alive);
   answer->prepare_payload();
   arm(server_.limits.read_timeout);
-  wire::async_write(socket_, *answer,
-                    [self = shared_from_this(), answer, keep_alive](error_code error, std::size_t) {
-                      self->deadline_.cancel();
-                      if (error) return self->close();
-                      if (!keep_alive) return self->linger_close();
-                      self->next_request();
-                    });
+  auto written = [self = shared_from_this(), answer, keep_alive](error_code error, std::size_t) {
+    self->deadline_.cancel();
+    if (error) return self->close();
+    if (!keep_alive) return self->linger_close();
+    self->next_request();
+  };
+  if (!is_head_) return wire::async_write(socket_, *answer, std::move(written));
+  // RFC 9110 §9.3.2: HEAD gets GET's head, Content-Length included, and no body.
+  auto head_only = std::make_shared<wire::response_serializer<wire::string_body>>(*answer);
+  wire::async_write_header(socket_, *head_only,
+                           [head_only, written = std::move(written)](error_code error,
+                                                                     std::size_t bytes) mutable {
+                             written(error, bytes);
+                           });
 }
 
 void Session::linger_close() {

@@ -263,5 +263,138 @@ TEST_F(HttpHardeningTest, AHeadOverItsLimitIs431) {
       << received;
 }
 
+// The answer's status line, head and body, from the start of `text`; "" where it is cut short.
+struct Answer {
+  std::string status_line, head, body, rest;
+};
+Answer first_answer(const std::string& text) {
+  Answer answer;
+  const auto head_end = text.find("\r\n\r\n");
+  if (head_end == std::string::npos) return answer;
+  answer.head = text.substr(0, head_end + 4);
+  answer.status_line = text.substr(0, text.find("\r\n"));
+  const auto length_at = answer.head.find("Content-Length: ");
+  const std::size_t length =
+      length_at == std::string::npos ? 0 : std::stoul(answer.head.substr(length_at + 16));
+  answer.body = text.substr(head_end + 4, length);
+  answer.rest = text.substr(std::min(text.size(), head_end + 4 + length));
+  return answer;
+}
+
+TEST_F(HttpHardeningTest, HeadIsAnsweredAsGetWithoutTheBody) {
+  start();
+  RawConnection get(port_);
+  get.send("GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+  const Answer full = first_answer(get.read_until_closed(kPatience));
+  ASSERT_FALSE(full.body.empty()) << full.head;
+
+  RawConnection connection(port_);
+  connection.send("HEAD /health HTTP/1.1\r\nHost: test\r\n\r\n"
+                  "HEAD /nowhere HTTP/1.1\r\nHost: test\r\n\r\n"
+                  "GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+  const std::string received = connection.read_until_closed(kPatience);
+  const std::size_t second = received.find("HTTP/1.1 404");
+  const std::size_t third = received.find("HTTP/1.1 200", 1);
+  ASSERT_NE(second, std::string::npos) << received;
+  ASSERT_NE(third, std::string::npos) << received;
+  // Each head is followed at once by the next answer: no body bytes in between.
+  const std::string head = received.substr(0, second);
+  EXPECT_EQ(head.substr(0, 15), "HTTP/1.1 200 OK") << head;
+  EXPECT_NE(head.find("Content-Length: " + std::to_string(full.body.size()) + "\r\n"),
+            std::string::npos)
+      << head;
+  EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n") << head;
+  const std::string not_found = received.substr(second, third - second);
+  EXPECT_EQ(not_found.substr(not_found.size() - 4), "\r\n\r\n") << not_found;
+  EXPECT_EQ(first_answer(received.substr(third)).body, full.body);
+}
+
+TEST_F(HttpHardeningTest, HostMustBeThereOnceAndValidInHttp11) {
+  start();
+  const auto status = [this](const std::string& head_lines, const std::string& version) {
+    RawConnection connection(port_);
+    connection.send("GET /health " + version + "\r\n" + head_lines + "Connection: close\r\n\r\n");
+    const Answer answer = first_answer(connection.read_until_closed(kPatience));
+    return answer.status_line + (answer.status_line.find(" 400 ") != std::string::npos
+                                     ? " " + answer.body
+                                     : "");
+  };
+  EXPECT_EQ(status("", "HTTP/1.1"),
+            R"(HTTP/1.1 400 Bad Request {"error":"Bad request: an HTTP/1.1 request needs a Host field"})");
+  EXPECT_EQ(status("Host: a\r\nHost: b\r\n", "HTTP/1.1"),
+            R"(HTTP/1.1 400 Bad Request {"error":"Bad request: more than one Host field"})");
+  EXPECT_EQ(status("Host: a b\r\n", "HTTP/1.1"),
+            R"(HTTP/1.1 400 Bad Request {"error":"Bad request: invalid Host field \"a b\""})");
+  for (const char* invalid : {"a/b@c", "a@b", "host:80x", "[::1", "[zz]:80", "a?b"}) {
+    EXPECT_EQ(status("Host: " + std::string(invalid) + "\r\n", "HTTP/1.1").substr(0, 12),
+              "HTTP/1.1 400")
+        << invalid;
+  }
+  for (const char* valid : {"example.org", "example.org:8080", "127.0.0.1:80", "[::1]:8080",
+                            "[2001:db8::7]", "xn--bcher-kva.example", "host:"}) {
+    EXPECT_EQ(status("Host: " + std::string(valid) + "\r\n", "HTTP/1.1"), "HTTP/1.1 200 OK")
+        << valid;
+  }
+  // RFC 9112 §3.2: an empty Host is what a client sends for a target without authority.
+  EXPECT_EQ(status("Host:\r\n", "HTTP/1.1"), "HTTP/1.1 200 OK");
+  EXPECT_EQ(status("", "HTTP/1.0"), "HTTP/1.0 200 OK");
+  EXPECT_EQ(status("Host: a\r\nHost: a\r\n", "HTTP/1.0").substr(0, 12), "HTTP/1.0 400");
+}
+
+TEST_F(HttpHardeningTest, AbsoluteFormTargetsAreServed) {
+  start();
+  RawConnection connection(port_);
+  const std::string body = R"({"q": "hi"})";
+  connection.send("POST http://127.0.0.1:" + std::to_string(port_) +
+                  "/v1/translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  "Content-Length: 11\r\n\r\n" + body +
+                  "GET HTTP://Example.org?x=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string received = connection.read_until_closed(kPatience);
+  const Answer translated = first_answer(received);
+  EXPECT_EQ(translated.status_line, "HTTP/1.1 200 OK") << received;
+  EXPECT_NE(translated.body.find(R"({"text":"HI"})"), std::string::npos) << received;
+  // No path: "/", the translation page.
+  const Answer page = first_answer(translated.rest);
+  EXPECT_EQ(page.status_line, "HTTP/1.1 200 OK") << translated.rest.substr(0, 300);
+  EXPECT_NE(page.head.find("Content-Type: text/html"), std::string::npos) << page.head;
+}
+
+TEST_F(HttpHardeningTest, LaterMinorVersionsAreHttp11AndOtherMajorVersions505) {
+  start();
+  const auto answer = [this](const std::string& version) {
+    RawConnection connection(port_);
+    connection.send("GET /health " + version + "\r\nHost: test\r\nConnection: close\r\n\r\n");
+    return first_answer(connection.read_until_closed(kPatience));
+  };
+  EXPECT_EQ(answer("HTTP/1.2").status_line, "HTTP/1.1 200 OK");
+  EXPECT_EQ(answer("HTTP/1.9").status_line, "HTTP/1.1 200 OK");
+  for (const char* version : {"HTTP/2.0", "HTTP/3.0", "HTTP/9.9", "HTTP/0.9"}) {
+    const Answer refused = answer(version);
+    EXPECT_EQ(refused.status_line, "HTTP/1.1 505 HTTP Version Not Supported") << version;
+    EXPECT_EQ(refused.body, std::string(R"({"error":"HTTP version not supported: )") +
+                                (version + 5) +
+                                R"x( (this server speaks HTTP/1.1 and HTTP/1.0)"})x");
+  }
+}
+
+TEST_F(HttpHardeningTest, Http10ChunkedIsAnsweredThenClosedAndGetsNoInterimAnswer) {
+  start();
+  RawConnection chunked(port_);
+  chunked.send("POST /v1/translate HTTP/1.0\r\nContent-Type: application/json\r\n"
+               "Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "b\r\n{\"q\": \"hi\"}\r\n0\r\n\r\n" + kHealth);
+  const std::string received = chunked.read_until_closed(kPatience);
+  EXPECT_EQ(first_answer(received).status_line, "HTTP/1.0 200 OK") << received;
+  EXPECT_EQ(first_answer(received).rest, "") << "the request after it was served";
+  EXPECT_TRUE(chunked.closed());
+
+  RawConnection expecting(port_);
+  expecting.send("POST /v1/translate HTTP/1.0\r\nContent-Type: application/json\r\n"
+                 "Content-Length: 11\r\nExpect: 100-continue\r\n\r\n");
+  EXPECT_EQ(expecting.read_until("\r\n\r\n", 300ms), "") << "an interim answer to HTTP/1.0";
+  expecting.send(R"({"q": "hi"})");
+  EXPECT_EQ(first_answer(expecting.read_until_closed(kPatience)).status_line, "HTTP/1.0 200 OK");
+}
+
 }  // namespace
 }  // namespace nmt::serve
