@@ -124,7 +124,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool deadline_passed_ = false;
   State state_ = State::kIdle;
   Clock::time_point state_since_ = Clock::now();
-  beast::flat_buffer buffer_;
+  // Bytes received and not yet parsed. Bounded, because Beast holds a chunk header (with its
+  // extensions) or a trailer field whole before it parses it, and counts neither against the
+  // head or body limits: without a bound, one line that never ends takes all memory.
+  beast::flat_buffer buffer_{kMaxUnparsedBytes};
   std::optional<wire::request_parser<wire::string_body>> parser_;
   Request request_;
   unsigned version_ = 11;

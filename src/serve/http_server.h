@@ -67,6 +67,9 @@ struct Limits {
 
 // The largest request head (request line and headers) read; beyond it 431.
 constexpr std::size_t kMaxHeadBytes = 16 * 1024;
+// The most a connection holds received and unparsed: a head, or a chunk header or trailer line,
+// and the read that brought it.
+constexpr std::size_t kMaxUnparsedBytes = kMaxHeadBytes + 64 * 1024;
 
 // Words the layer's own refusals: fills `response` (status already set) for `message`. The
 // request has what was read of it (method and path, when the head was read).

@@ -212,6 +212,10 @@ void Session::on_read_error(error_code error) {
     return refuse(431, "request head larger than " + std::to_string(kMaxHeadBytes) + " bytes");
   }
   if (error == wire::error::bad_version) return on_other_version();
+  if (error == wire::error::buffer_overflow) {
+    return refuse(400, "Bad request: a chunk header or trailer longer than " +
+                           std::to_string(kMaxUnparsedBytes) + " bytes");
+  }
   const bool client_left = error == wire::error::end_of_stream ||
                            error == wire::error::partial_message || error == net::error::eof ||
                            error == net::error::connection_reset ||

@@ -127,6 +127,27 @@ TEST_F(HttpHardeningTest, AChunkedBodyIs413OnceItPassesTheLimit) {
   EXPECT_TRUE(model_.batches().empty());
 }
 
+// Beast holds a chunk header or trailer line whole before parsing it: a line that never ends must
+// be refused at the bound, not buffered until the read timeout.
+TEST_F(HttpHardeningTest, EndlessChunkExtensionsAndTrailersAreRefusedAtTheBound) {
+  start();
+  const std::string endless(1 << 20, 'b');
+  for (const std::string& start_of_body :
+       {"5;a=" + endless, "b\r\n{\"q\": \"hi\"}\r\n0\r\nX-Trailer: " + endless}) {
+    RawConnection connection(port_);
+    connection.send(post("Transfer-Encoding: chunked\r\n", start_of_body));
+    const auto begin = std::chrono::steady_clock::now();
+    const std::string received = connection.read_until("}", kPatience);
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 2s) << "refused only at a deadline";
+    EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 400") << received.substr(0, 200);
+    EXPECT_NE(received.find(R"({"error":"Bad request: a chunk header or trailer longer than 81920 )"
+                            R"(bytes"})"),
+              std::string::npos)
+        << received.substr(0, 200);
+  }
+  EXPECT_TRUE(model_.batches().empty());
+}
+
 TEST_F(HttpHardeningTest, ACompressedBodyIs415) {
   start();
   RawConnection connection(port_);
