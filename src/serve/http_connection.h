@@ -55,6 +55,7 @@ struct ServerState {
   const RefusalWriter refusal_writer;
   std::vector<Route> routes;
   Fields default_headers;
+  AccessLogger access_logger;
   std::atomic<bool> stopping{false};
   // Declared before io: handlers the io_context destroys unrun release sessions, which leave this
   // list as they go.
@@ -75,6 +76,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Session(tcp::socket socket, ServerState& server)
       : socket_(std::move(socket)), server_(server), deadline_(server.io) {
+    error_code ignored;
+    remote_address_ = socket_.remote_endpoint(ignored).address().to_string();
     const std::lock_guard lock(server_.sessions_mutex);
     place_ = server_.sessions.insert(server_.sessions.end(), this);
   }
@@ -114,6 +117,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void run_handler(const Route& route, Response& response) const;
   void refuse(int status, const std::string& message);
   void write(Response response, bool keep_alive);
+  void log_access(int status, std::size_t body_bytes) const;
   void linger_close();
   void drain();
 
@@ -132,6 +136,10 @@ class Session : public std::enable_shared_from_this<Session> {
   Request request_;
   unsigned version_ = 11;
   bool is_head_ = false;  // a HEAD request: answered as GET, without the body
+  std::string remote_address_;
+  std::string request_line_;  // as sent, for the access log
+  std::chrono::system_clock::time_point arrived_;
+  Clock::time_point head_read_;
   bool keep_alive_ = false;
   std::size_t drained_ = 0;
 };

@@ -35,6 +35,10 @@ const Route* ServerState::find_route(const std::string& method, const std::strin
   return nullptr;
 }
 
+void HttpServer::set_access_logger(AccessLogger logger) {
+  state_->access_logger = std::move(logger);
+}
+
 void ServerState::accept() {
   acceptor.async_accept(io, [this](error_code error, tcp::socket socket) {
     if (!acceptor.is_open()) return;

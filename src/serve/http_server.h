@@ -71,6 +71,18 @@ constexpr std::size_t kMaxHeadBytes = 16 * 1024;
 // and the read that brought it.
 constexpr std::size_t kMaxUnparsedBytes = kMaxHeadBytes + 64 * 1024;
 
+// One answered request, as the access log reports it.
+struct AccessRecord {
+  std::string remote_address;                     // the client's IP address
+  std::chrono::system_clock::time_point arrived;  // when its head had been read
+  std::string request_line;  // method, target and version as sent ("" when unreadable)
+  int status = 0;
+  std::size_t body_bytes = 0;  // of the answer (HEAD: the body not sent)
+  std::string referer, user_agent;
+  double seconds = 0.0;  // from the head read to the answer written
+};
+using AccessLogger = std::function<void(const AccessRecord&)>;
+
 // Words the layer's own refusals: fills `response` (status already set) for `message`. The
 // request has what was read of it (method and path, when the head was read).
 using RefusalWriter =
@@ -90,6 +102,8 @@ class HttpServer {
   void route(std::string method, std::string path, Dispatch dispatch, Handler handler);
   // Headers every answer carries (CORS).
   void set_default_headers(Fields headers);
+  // Before listen(): called on the network thread once each answer is written (must not wait).
+  void set_access_logger(AccessLogger logger);
 
   // Binds host:port (0: any free port) and serves from a thread of its own; returns the port.
   // Throws nmt::Error naming the address when it cannot bind.

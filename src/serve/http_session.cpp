@@ -132,6 +132,7 @@ void Session::read_head() {
   request_ = Request{};
   version_ = 11;
   is_head_ = false;
+  request_line_.clear();
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(kMaxHeadBytes));
   parser_->body_limit(static_cast<std::uint64_t>(server_.limits.max_body_bytes));
@@ -146,6 +147,10 @@ void Session::on_head(error_code error) {
   request_.method = std::string(head.method_string());
   is_head_ = head.method() == wire::verb::head;
   version_ = head.version();
+  arrived_ = std::chrono::system_clock::now();
+  head_read_ = Clock::now();
+  request_line_ = request_.method + " " + std::string(head.target()) + " HTTP/" +
+                  std::to_string(version_ / 10) + "." + std::to_string(version_ % 10);
   if (const std::string problem = host_problem(head, version_); !problem.empty()) {
     return refuse(400, problem);
   }
@@ -311,6 +316,7 @@ void Session::write(Response response, bool keep_alive) {
   arm(server_.limits.read_timeout);
   auto written = [self = shared_from_this(), answer, keep_alive](error_code error, std::size_t) {
     self->deadline_.cancel();
+    self->log_access(answer->result_int(), answer->body().size());
     if (error) return self->close();
     if (!keep_alive) return self->linger_close();
     self->next_request();
@@ -323,6 +329,24 @@ void Session::write(Response response, bool keep_alive) {
                                                                      std::size_t bytes) mutable {
                              written(error, bytes);
                            });
+}
+
+void Session::log_access(int status, std::size_t body_bytes) const {
+  if (!server_.access_logger) return;
+  AccessRecord record;
+  record.remote_address = remote_address_;
+  record.request_line = request_line_;
+  record.status = status;
+  record.body_bytes = body_bytes;
+  record.referer = request_.header("Referer");
+  record.user_agent = request_.header("User-Agent");
+  if (request_line_.empty()) {  // refused before its head was read
+    record.arrived = std::chrono::system_clock::now();
+  } else {
+    record.arrived = arrived_;
+    record.seconds = std::chrono::duration<double>(Clock::now() - head_read_).count();
+  }
+  server_.access_logger(record);
 }
 
 void Session::linger_close() {

@@ -24,6 +24,7 @@ void ServeOptions::validate() const {
   check::positive("max_sentences", max_sentences);
   check::positive("max_chars", max_chars);
   check::positive("max_beam_size", max_beam_size);
+  check::file_name("access_log", access_log);
   // A request that can never fit the queue would be refused as "busy" forever.
   if (max_queue < max_sentences) {
     throw ConfigError("max_queue", "expected at least max_sentences (" +

@@ -11,6 +11,7 @@
 #include "nmt/serve/libre_api.h"
 #include "nmt/serve/v1_api.h"
 #include "nmt/viz/translate_page.h"
+#include "serve/access_log.h"
 #include "serve/api_fields.h"
 #include "serve/form.h"
 #include "serve/http_server.h"
@@ -128,6 +129,7 @@ struct Server::Impl {
   uint64_t error_id_seed;  // random: ids differ from one server to the next
   std::atomic<uint64_t> internal_errors{0};
   ServeMetrics metrics;
+  std::unique_ptr<AccessLog> access_log;  // outlives the HTTP server, which writes to it
   http::HttpServer http_server;
   std::unique_ptr<Model> model_owner;  // destroyed before metrics, which its batcher counts into
   std::atomic<const Model*> model{nullptr};
@@ -300,6 +302,11 @@ Server::Server(const ServeOptions& options, std::string api_key, ErrorLog error_
        {"Access-Control-Allow-Methods", "GET, POST"},
        {"Access-Control-Max-Age", "86400"}});
   impl_->add_routes();
+  if (!options.access_log.empty()) {
+    impl_->access_log = std::make_unique<AccessLog>(options.access_log);
+    impl_->http_server.set_access_logger(
+        [log = impl_->access_log.get()](const http::AccessRecord& record) { log->write(record); });
+  }
 }
 
 Server::~Server() {

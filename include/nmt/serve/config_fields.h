@@ -25,6 +25,7 @@ void serve_fields(Fields& f, ServeOptions& o) {
   f("max_sentences", o.max_sentences, config::IntKind::kPositive);
   f("max_chars", o.max_chars, config::IntKind::kPositive);
   f("max_beam_size", o.max_beam_size, config::IntKind::kPositive);
+  f("access_log", o.access_log);
 }
 
 }  // namespace nmt::serve
