@@ -1,5 +1,8 @@
 #include "nmt/cpu_features.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -156,6 +159,66 @@ bool cap_libraries_at_cpu_tier() {
   set_unless_given("ATEN_CPU_CAPABILITY", kAten[index]);
   set_unless_given("ONEDNN_MAX_CPU_ISA", kOneDnn[index]);
   return set_unless_given("OPENBLAS_CORETYPE", kOpenBlas[index]);
+}
+
+std::string best_openblas_core() {
+  const CpuTier tier = cpu_tier();
+  const bool has_avx512_core = NMT_HARDWARE_HAS("avx512f") && NMT_HARDWARE_HAS("avx512bw") &&
+                               NMT_HARDWARE_HAS("avx512dq") && NMT_HARDWARE_HAS("avx512vl") &&
+                               NMT_HARDWARE_HAS("avx512cd");
+  if (tier >= CpuTier::kAvx512Bf16 && has_avx512_core) return "Cooperlake";
+  if (tier >= CpuTier::kAvx512 && has_avx512_core) return "SkylakeX";
+  if (tier >= CpuTier::kAvx2) return "Haswell";
+  if (allows(CpuTier::kAvx2) && NMT_HARDWARE_HAS("avx")) return "Sandybridge";
+  return "";
+}
+
+bool is_openblas_core_below(const std::string& chosen, const std::string& best) {
+  // OpenBLAS's x86-64 kernel sets by the widest instructions they use. Zen's are Haswell's;
+  // Atom, Core2, Penryn, Dunnington and Nehalem use SSE, Bulldozer and its successors AVX.
+  static const std::pair<const char*, int> kRanks[] = {
+      {"Prescott", 0},   {"Atom", 0},      {"Core2", 0},       {"Penryn", 0},
+      {"Dunnington", 0}, {"Nehalem", 0},   {"Opteron", 0},     {"Opteron_SSE3", 0},
+      {"Barcelona", 0},  {"Nano", 0},      {"Bobcat", 0},      {"Sandybridge", 1},
+      {"Bulldozer", 1},  {"Piledriver", 1}, {"Steamroller", 1}, {"Excavator", 1},
+      {"Haswell", 2},    {"Zen", 2},       {"SkylakeX", 3},    {"Cooperlake", 4},
+      {"SapphireRapids", 5}};
+  const auto rank = [](const std::string& name) {
+    for (const auto& [known, value] : kRanks) {
+      if (name == known) return value;
+    }
+    return -1;
+  };
+  const int chosen_rank = rank(chosen), best_rank = rank(best);
+  return chosen_rank >= 0 && best_rank >= 0 && chosen_rank < best_rank;
+}
+
+namespace {
+
+// An OpenBLAS function's string result through the symbol the process has loaded, so that nmt
+// needs no link to OpenBLAS and runs with another BLAS.
+std::string openblas_string(const char* symbol) {
+  using Function = const char* (*)();
+  const auto function = reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, symbol));
+  const char* value = function != nullptr ? function() : nullptr;
+  if (value == nullptr) return "";
+  std::string text(value);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::string openblas_core() { return openblas_string("openblas_get_corename"); }
+std::string openblas_config() { return openblas_string("openblas_get_config"); }
+
+bool raise_openblas_to_cpu() {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return false;
+  const std::string chosen = openblas_core();
+  const std::string best = best_openblas_core();
+  if (!is_openblas_core_below(chosen, best)) return false;
+  setenv("NMT_OPENBLAS_CHOSE", chosen.c_str(), /*overwrite=*/1);
+  return set_unless_given("OPENBLAS_CORETYPE", best.c_str());
 }
 
 std::string cpu_model_name() {

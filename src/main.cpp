@@ -18,12 +18,15 @@
 #include "nmt/run/build_info.h"
 
 int main(int argc, char** argv) {
-  // OpenBLAS chose its kernels when this process loaded it: a cap that NMT_CPU_ISA puts on it
-  // takes effect in a fresh image of the same program with the same arguments.
-  if (nmt::cap_libraries_at_cpu_tier()) {
+  // OpenBLAS chose its kernels when this process loaded it: a cap that NMT_CPU_ISA puts on it,
+  // or the kernels of a CPU it does not know, take effect in a fresh image of the same program
+  // with the same arguments.
+  const bool is_capped = nmt::cap_libraries_at_cpu_tier();
+  if (is_capped || nmt::raise_openblas_to_cpu()) {
     execv("/proc/self/exe", argv);
-    std::cerr << "nmt: warning: could not restart under NMT_CPU_ISA's OpenBLAS cap ("
-              << std::strerror(errno) << "); OpenBLAS keeps its own choice\n";
+    std::cerr << "nmt: warning: could not restart with OPENBLAS_CORETYPE="
+              << std::getenv("OPENBLAS_CORETYPE") << " (" << std::strerror(errno)
+              << "); OpenBLAS keeps its own choice\n";
   }
   CLI::App app{
       "nmt: train an encoder-decoder Transformer on sentence pairs, then translate and score.\n"

@@ -72,4 +72,25 @@ std::string cpu_model_name();
 // itself then).
 bool cap_libraries_at_cpu_tier();
 
+// OpenBLAS picks its kernels from the CPU's family and model and falls back to generic SSE3 ones
+// ("Prescott") on a model it does not know, though the CPU may have AVX-512: Debian's 0.3.21 on an
+// Emerald Rapids Xeon ran fp32 2.3 times slower than with Haswell's kernels (issue 67). The kernel
+// set this CPU's features allow (at most cpu_tier()): "Cooperlake" with AVX512-BF16, "SkylakeX"
+// with AVX-512 (F, BW, DQ, VL, CD), "Haswell" with AVX2 and FMA, "Sandybridge" with AVX, else "".
+std::string best_openblas_core();
+
+// Whether OpenBLAS's kernel set `chosen` is below `best` (names as openblas_get_corename() gives
+// them, compared by the instructions their kernels use); false for a name it does not rank.
+bool is_openblas_core_below(const std::string& chosen, const std::string& best);
+
+// The kernel set of the OpenBLAS in this process (openblas_get_corename()), and its build
+// (openblas_get_config()); "" when the BLAS is not OpenBLAS.
+std::string openblas_core();
+std::string openblas_config();
+
+// When OpenBLAS runs kernels below best_openblas_core() and OPENBLAS_CORETYPE is not set, sets it
+// (and NMT_OPENBLAS_CHOSE to OpenBLAS's own choice, for `nmt --version`) and returns true: like
+// the cap, it takes effect in a fresh process image.
+bool raise_openblas_to_cpu();
+
 }  // namespace nmt

@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "nmt/cpu_features.h"
@@ -63,6 +64,25 @@ std::string vector_loops_line() {
       tier_name(vector_loop_tier()));
 }
 
+// Which OpenBLAS kernels run, and who chose them.
+std::string blas_line() {
+  const std::string core = openblas_core();
+  if (core.empty()) return "not OpenBLAS (nmt cannot name its kernels)";
+  const std::string config = openblas_config();
+  const std::string version = config.substr(0, config.find(' ', config.find(' ') + 1));
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  const char* replaced = std::getenv("NMT_OPENBLAS_CHOSE");
+  std::string why;
+  if (forced != nullptr && replaced != nullptr && core == forced) {
+    why = fmt::format(" (nmt set OPENBLAS_CORETYPE: OpenBLAS chose {} for this CPU)", replaced);
+  } else if (forced != nullptr) {
+    why = fmt::format(" (OPENBLAS_CORETYPE={})", forced);
+  }
+  const std::string best = best_openblas_core();
+  if (is_openblas_core_below(core, best)) why += fmt::format(" (this CPU allows {})", best);
+  return fmt::format("{}, {} kernels{}", version, core, why);
+}
+
 std::string bf16_line() {
   return cpu_has_avx512_bf16()
              ? "yes (this CPU has AVX512-BF16: the default for CPU training)"
@@ -82,11 +102,12 @@ std::string describe_build(const std::string& nmt_version) {
       "  bf16 on CPU   {}\n"
       "  CPU tier      {}\n"
       "  vector loops  {}\n"
+      "  BLAS          {}\n"
       "  CPU threads   {} hardware threads",
       nmt_version, TORCH_VERSION, cuda_line(),
       train::has_nccl() ? "yes (CUDA ranks train together)" : "no",
       train::has_gloo() ? "yes (CPU ranks train together)" : "no (Debian: libgloo-dev)",
-      int8_line(), bf16_line(), tier_line(), vector_loops_line(),
+      int8_line(), bf16_line(), tier_line(), vector_loops_line(), blas_line(),
       std::thread::hardware_concurrency());
 }
 

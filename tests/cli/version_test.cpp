@@ -101,6 +101,30 @@ TEST(VersionTest, TheAvxVnniTierRunsInt8OnAvxVnniWhereTheCpuHasIt) {
 #endif
 }
 
+// OpenBLAS falls back to generic kernels on CPUs newer than itself; --version names the kernels
+// that run and what the CPU allows. OPENBLAS_CORETYPE=Prescott stands for such a fallback: a
+// choice the user made, which nmt leaves as it is but reports.
+TEST(VersionTest, NamesTheOpenBlasKernelsAndWhatTheCpuAllows) {
+  const auto result = testing::run_nmt("--version");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const std::string blas = line_starting(result.output, "  BLAS");
+  if (blas.rfind("  BLAS          not OpenBLAS", 0) == 0) GTEST_SKIP() << blas;
+  EXPECT_EQ(blas.rfind("  BLAS          OpenBLAS 0.", 0), 0u) << result.output;
+  EXPECT_EQ(blas.find("this CPU allows"), std::string::npos) << "the default runs below the CPU";
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") == 0) GTEST_SKIP() << "this CPU has no AVX2";
+  const auto generic = testing::run_nmt_with_env("OPENBLAS_CORETYPE=Prescott", "--version");
+  ASSERT_EQ(generic.exit_code, 0) << generic.output;
+  const std::string forced = line_starting(generic.output, "  BLAS");
+  EXPECT_NE(forced.find(", Prescott kernels (OPENBLAS_CORETYPE=Prescott) (this CPU allows "),
+            std::string::npos)
+      << forced;
+  const auto capped = testing::run_nmt_with_env("NMT_CPU_ISA=avx2", "--version");
+  EXPECT_NE(line_starting(capped.output, "  BLAS").find(", Haswell kernels"), std::string::npos)
+      << capped.output;
+#endif
+}
+
 TEST(VersionTest, AnUnknownTierIsAnErrorNamingTheTiers) {
   const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx3", "score --help");
   EXPECT_EQ(result.exit_code, 0) << "--help still answers: " << result.output;

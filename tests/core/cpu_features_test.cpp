@@ -1,0 +1,43 @@
+// The OpenBLAS kernel sets nmt compares (cpu_features.h): which choice is below what a CPU allows.
+#include "nmt/cpu_features.h"
+
+#include <gtest/gtest.h>
+
+namespace nmt {
+namespace {
+
+TEST(OpenBlasCoreTest, GenericKernelsAreBelowWhatAnAvxCpuAllows) {
+  EXPECT_TRUE(is_openblas_core_below("Prescott", "SkylakeX"));
+  EXPECT_TRUE(is_openblas_core_below("Nehalem", "Haswell"));
+  EXPECT_TRUE(is_openblas_core_below("Sandybridge", "Haswell"));
+  EXPECT_TRUE(is_openblas_core_below("Zen", "SkylakeX"));
+  EXPECT_TRUE(is_openblas_core_below("SkylakeX", "Cooperlake"));
+}
+
+TEST(OpenBlasCoreTest, AnEqualOrBetterChoiceOrAnUnknownNameIsLeftAlone) {
+  EXPECT_FALSE(is_openblas_core_below("Haswell", "Haswell"));
+  EXPECT_FALSE(is_openblas_core_below("Zen", "Haswell"));  // Zen's kernels are Haswell's
+  EXPECT_FALSE(is_openblas_core_below("Cooperlake", "SkylakeX"));
+  EXPECT_FALSE(is_openblas_core_below("SapphireRapids", "Cooperlake"));
+  EXPECT_FALSE(is_openblas_core_below("Zen5", "Haswell"));  // a name newer than this table
+  EXPECT_FALSE(is_openblas_core_below("Prescott", ""));     // a CPU without AVX
+  EXPECT_FALSE(is_openblas_core_below("", "Haswell"));      // not OpenBLAS
+}
+
+TEST(OpenBlasCoreTest, TheBestCoreFollowsTheTier) {
+  const std::string best = best_openblas_core();
+  switch (cpu_tier()) {
+    case CpuTier::kBaseline:
+      EXPECT_TRUE(best.empty() || best == "Sandybridge") << best;
+      break;
+    case CpuTier::kAvx2:
+    case CpuTier::kAvxVnni:
+      EXPECT_EQ(best, "Haswell");
+      break;
+    default:
+      EXPECT_TRUE(best == "SkylakeX" || best == "Cooperlake") << best;
+  }
+}
+
+}  // namespace
+}  // namespace nmt
