@@ -13,6 +13,7 @@ struct Batcher::Job {
   bool wants_attention = false;
   Clock::time_point enqueued;
   Clock::time_point deadline;
+  std::shared_ptr<const std::atomic<bool>> abandoned;
   std::size_t next = 0;      // first sentence not yet taken into a batch
   std::size_t answered = 0;  // sentences whose results are in
   std::vector<SentenceResult> results;
@@ -52,6 +53,7 @@ std::future<std::vector<SentenceResult>> Batcher::submit(Submission submission) 
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (is_stopping_) throw Busy("the server is stopping", 1);
+    expire(Clock::now());  // requests nobody waits for do not hold the queue's room
     if (queued_sentences_ + count > options_.max_queue) {
       throw Busy("Server busy: " + std::to_string(queued_sentences_) +
                      " sentences are waiting and this request's " + std::to_string(count) +
@@ -64,6 +66,7 @@ std::future<std::vector<SentenceResult>> Batcher::submit(Submission submission) 
     job->wants_attention = submission.wants_attention;
     job->enqueued = Clock::now();
     job->deadline = submission.deadline;
+    job->abandoned = std::move(submission.abandoned);
     queue_.push_back(std::move(job));
     queued_sentences_ += count;
   }
@@ -110,12 +113,13 @@ void Batcher::work() {
   }
 }
 
-// Requests whose deadline has passed leave the queue unanswered by the model: their callers have
-// stopped waiting.
+// Requests whose deadline has passed or whose client went away leave the queue unanswered by the
+// model: nobody waits for them.
 void Batcher::expire(Clock::time_point now) {
   for (std::size_t i = 0; i < queue_.size();) {
     Job& job = *queue_[i];
-    if (job.deadline > now) {
+    const bool has_left = job.abandoned && job.abandoned->load();
+    if (job.deadline > now && !has_left) {
       ++i;
       continue;
     }
@@ -124,8 +128,10 @@ void Batcher::expire(Clock::time_point now) {
     if (!job.is_settled) {
       job.is_settled = true;
       job.promise.set_exception(
-          std::make_exception_ptr(TimedOut("the request waited longer than serve.timeout_ms (" +
-                                           std::to_string(options_.timeout_ms) + " ms)")));
+          has_left ? std::make_exception_ptr(ClientLeft("the client went away"))
+                   : std::make_exception_ptr(
+                         TimedOut("the request waited longer than serve.timeout_ms (" +
+                                  std::to_string(options_.timeout_ms) + " ms)")));
     }
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
   }

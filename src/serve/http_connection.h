@@ -114,6 +114,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_read_error(error_code error);
   void on_other_version();
   void dispatch();
+  void watch_client();
   void run_handler(const Route& route, Response& response) const;
   void refuse(int status, const std::string& message);
   void write(Response response, bool keep_alive);
@@ -134,6 +135,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_{kMaxUnparsedBytes};
   std::optional<wire::request_parser<wire::string_body>> parser_;
   Request request_;
+  std::shared_ptr<std::atomic<bool>> client_left_;  // request_.client_left, writable
   unsigned version_ = 11;
   bool is_head_ = false;  // a HEAD request: answered as GET, without the body
   std::string remote_address_;

@@ -21,6 +21,7 @@
 //   its answer (then closes its connection), and wait() returns when the last one is written.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -40,6 +41,9 @@ struct Request {
   std::string query;   // the target after '?', undecoded
   Fields headers;      // in order, names as sent
   std::string body;
+  // Becomes true when the client closes its connection while a worker handler runs (it may then
+  // stop working for it). Never null for a request a handler gets.
+  std::shared_ptr<const std::atomic<bool>> client_left = std::make_shared<std::atomic<bool>>(false);
 
   // The first header called `name` (case-insensitive); "" when absent.
   std::string header(std::string_view name) const;

@@ -1,7 +1,10 @@
 // One connection of the HTTP layer: wait for a request, read and check its head and body within
 // the deadlines and limits, hand it to its route's handler, write the answer, linger on close.
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 
 #include "nmt/check.h"
 #include "nmt/error.h"
@@ -198,6 +201,8 @@ void Session::read_body() {
 void Session::on_body(error_code error) {
   if (error) return on_read_error(error);
   request_.body = std::move(parser_->get().body());
+  client_left_ = std::make_shared<std::atomic<bool>>(false);
+  request_.client_left = client_left_;
   // RFC 9112 §6.1: a chunked HTTP/1.0 request has faulty framing; close after answering it.
   keep_alive_ = parser_->get().keep_alive() && !(version_ == 10 && parser_->chunked());
   parser_.reset();
@@ -273,6 +278,7 @@ void Session::dispatch() {
     run_handler(*route, response);
     return write(std::move(response), keep_alive_);
   }
+  watch_client();
   // The guard keeps the network thread running while no socket of this session is waited on.
   net::post(server_.workers,
             [self = shared_from_this(), route, guard = net::make_work_guard(server_.io)]() mutable {
@@ -282,6 +288,24 @@ void Session::dispatch() {
                 self->write(std::move(response), self->keep_alive_);
               });
             });
+}
+
+// While a worker handles the request, the end of the stream means the client left. A readable
+// socket may also be the client's next request, pipelined, which says nothing: then the watch
+// ends.
+void Session::watch_client() {
+  socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this(),
+                                              left = client_left_](error_code error) {
+    if (error || self->state_ != State::kHandling || left != self->client_left_) return;
+    char byte = 0;
+    const ssize_t peeked =
+        ::recv(self->socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked > 0) return;
+    if (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      return self->watch_client();
+    }
+    left->store(true);
+  });
 }
 
 // Handlers answer their own errors; this only keeps one that throws from ending the process.

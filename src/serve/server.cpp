@@ -84,6 +84,10 @@ uint64_t random_seed() {
   return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
+// nginx's status for a request whose client closed the connection first: never sent, but counted
+// in the metrics and written to the access log.
+constexpr int kClientClosedRequest = 499;
+
 void log_to_stderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
 
 }  // namespace
@@ -231,6 +235,7 @@ std::vector<SentenceResult> Server::Impl::translate(const Model& loaded,
                                                     Submission submission,
                                                     const http::Request& req) {
   submission.deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  submission.abandoned = req.client_left;
   const Clock::time_point deadline = submission.deadline;
   std::future<std::vector<SentenceResult>> future;
   try {
@@ -245,6 +250,8 @@ std::vector<SentenceResult> Server::Impl::translate(const Model& loaded,
     return future.get();
   } catch (const TimedOut&) {
     throw ApiError(504, late);
+  } catch (const ClientLeft& left) {
+    throw ApiError(kClientClosedRequest, left.what());
   } catch (const ConfigError& error) {
     throw ApiError(400, error.what());  // decoding options the model refuses
   } catch (const std::exception& error) {
@@ -259,7 +266,7 @@ void Server::Impl::translate_libre(const http::Request& req, http::Response& res
     const json fields = request_fields(parts_of(req), Api::kLibre, options);
     check_api_key(api_key, fields, req.header("Authorization"), Api::kLibre);
     const LibreRequest request = libre_request(fields, options, loaded.info);
-    auto results = translate(loaded, {request.texts.sentences, request.options, false, {}}, req);
+    auto results = translate(loaded, {request.texts.sentences, request.options, false, {}, {}}, req);
     reply(res, 200,
           libre_answer(request, join_texts(request.texts, std::move(results)), loaded.info));
   } catch (const ApiError& error) {
@@ -275,7 +282,7 @@ void Server::Impl::translate_v1(const http::Request& req, http::Response& res) {
     check_api_key(api_key, fields, req.header("Authorization"), Api::kV1);
     const V1Request request = v1_request(fields, options, loaded.info);
     auto results = translate(
-        loaded, {request.texts.sentences, request.options, request.wants_attention, {}}, req);
+        loaded, {request.texts.sentences, request.options, request.wants_attention, {}, {}}, req);
     reply(res, 200, v1_answer(request, join_texts(request.texts, std::move(results)), loaded.info));
   } catch (const ApiError& error) {
     reply_error(res, error);

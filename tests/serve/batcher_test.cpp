@@ -29,7 +29,7 @@ ServeOptions options_with(int64_t max_batch, int64_t max_wait_ms, int64_t max_qu
 Submission submission(std::vector<std::string> sentences,
                       decode::SearchOptions options = {},
                       bool wants_attention = false) {
-  return {std::move(sentences), options, wants_attention, Clock::now() + 30s};
+  return {std::move(sentences), options, wants_attention, Clock::now() + 30s, nullptr};
 }
 
 std::vector<std::string> texts(const std::vector<SentenceResult>& results) {
@@ -242,13 +242,39 @@ TEST(BatcherTest, ARequestPastItsDeadlineLeavesTheQueueUndecoded) {
   Batcher batcher(options_with(/*max_batch=*/2, /*max_wait_ms=*/0), model.function(), metrics);
   auto busy = batcher.submit(submission({"a", "b"}));
   ASSERT_TRUE(model.wait_for_batches(1));
-  auto late = batcher.submit({{"too late"}, {}, false, Clock::now() + 20ms});
+  auto late = batcher.submit({{"too late"}, {}, false, Clock::now() + 20ms, nullptr});
   std::this_thread::sleep_for(50ms);
   model.open();
   EXPECT_THROW(late.get(), TimedOut);
   busy.get();
   for (const Batch& batch : model.batches()) {
     EXPECT_EQ(std::count(batch.sentences.begin(), batch.sentences.end(), "too late"), 0);
+  }
+  EXPECT_EQ(batcher.queued_sentences(), 0);
+}
+
+TEST(BatcherTest, ARequestWhoseClientLeftLeavesTheQueueUndecodedAndFreesItsRoom) {
+  FakeModel model;
+  ServeMetrics metrics;
+  model.close();
+  ServeOptions options = options_with(/*max_batch=*/2, /*max_wait_ms=*/0);
+  options.max_queue = 3;
+  Batcher batcher(options, model.function(), metrics);
+  auto busy = batcher.submit(submission({"a", "b"}));
+  ASSERT_TRUE(model.wait_for_batches(1));
+  const auto left = std::make_shared<std::atomic<bool>>(false);
+  Submission leaving = submission({"gone 1", "gone 2", "gone 3"});
+  leaving.abandoned = left;
+  auto abandoned = batcher.submit(std::move(leaving));
+  EXPECT_THROW((void)batcher.submit(submission({"c"})), Busy) << "the queue is full";
+  left->store(true);
+  auto next = batcher.submit(submission({"c"}));  // the room the client left is free
+  model.open();
+  EXPECT_THROW(abandoned.get(), ClientLeft);
+  EXPECT_EQ(texts(next.get()), std::vector<std::string>{"C"});
+  busy.get();
+  for (const Batch& batch : model.batches()) {
+    for (const std::string& sentence : batch.sentences) EXPECT_EQ(sentence.rfind("gone", 0), std::string::npos);
   }
   EXPECT_EQ(batcher.queued_sentences(), 0);
 }

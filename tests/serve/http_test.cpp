@@ -4,9 +4,11 @@
 // bytes themselves (raw_connection.h); a server that hangs fails it through the read timeouts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_model.h"
@@ -300,6 +302,31 @@ Answer first_answer(const std::string& text) {
   answer.body = text.substr(head_end + 4, length);
   answer.rest = text.substr(std::min(text.size(), head_end + 4 + length));
   return answer;
+}
+
+TEST_F(HttpHardeningTest, ARequestWhoseClientHungUpIsNotTranslated) {
+  start();
+  model_.close();
+  RawConnection first(port_);
+  first.send(post("Content-Length: 16\r\n", R"({"q": "waiting"})"));
+  ASSERT_TRUE(model_.wait_for_batches(1));
+  {
+    RawConnection gone(port_);
+    gone.send(post("Content-Length: 16\r\n", R"({"q": "Hung up"})"));
+    std::this_thread::sleep_for(100ms);  // read and queued behind the first
+  }
+  std::this_thread::sleep_for(200ms);  // the server sees the connection end
+  model_.open();
+  EXPECT_NE(first.read_until(R"({"text":"WAITING"})", kPatience).find(R"({"text":"WAITING"})"),
+            std::string::npos);
+  RawConnection after(port_);
+  after.send(post("Content-Length: 14\r\n", R"({"q": "after"})"));
+  EXPECT_NE(after.read_until(R"({"text":"AFTER"})", kPatience).find(R"({"text":"AFTER"})"),
+            std::string::npos);
+  for (const Batch& batch : model_.batches()) {
+    EXPECT_EQ(std::count(batch.sentences.begin(), batch.sentences.end(), "Hung up"), 0)
+        << "decoded for a client that left";
+  }
 }
 
 TEST_F(HttpHardeningTest, HeadIsAnsweredAsGetWithoutTheBody) {

@@ -13,10 +13,16 @@
 // requests is halved and tried again until each failure is down to one request (a ConfigError,
 // decoding options refused, fails the whole batch at once: its requests share the options).
 //
+// Requests leave the queue undecoded when their deadline passes (TimedOut) or their client went
+// away (ClientLeft), checked before each batch is taken and before a request is admitted; a batch
+// already handed to the model is decoded whole.
+//
 // Torch-free. submit() throws Busy when the queue is full or the batcher is stopping; a
-// request's future holds its results, the TranslateFn's exception, or TimedOut. Never logs.
+// request's future holds its results, the TranslateFn's exception, TimedOut or ClientLeft. Never
+// logs.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -71,6 +77,9 @@ struct Submission {
   decode::SearchOptions options;
   bool wants_attention = false;  // the attention picture of the first sentence's translation
   Clock::time_point deadline;    // after it the request is dropped from the queue (TimedOut)
+  // Set (by another thread) when the client went away: the request leaves the queue (ClientLeft)
+  // before its sentences are decoded. Null: it stays.
+  std::shared_ptr<const std::atomic<bool>> abandoned;
 };
 
 // The queue cannot take a request now: it is full, or the batcher is stopping.
@@ -87,6 +96,12 @@ class Busy : public Error {
 
 // The request's deadline passed while its sentences were still waiting.
 class TimedOut : public Error {
+ public:
+  using Error::Error;
+};
+
+// The request's client went away while its sentences were still waiting.
+class ClientLeft : public Error {
  public:
   using Error::Error;
 };
