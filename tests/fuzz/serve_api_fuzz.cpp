@@ -42,6 +42,7 @@ std::vector<nmt::serve::SentenceResult> check_texts(const nmt::serve::RequestTex
   std::size_t sentences = 0;
   for (const auto& text : texts.texts) sentences += text.sentences.size();
   NMT_FUZZ_CHECK(sentences == texts.sentences.size(), "the texts' sentences add up");
+  NMT_FUZZ_CHECK(texts.cases.size() == sentences, "a case per sentence");
   NMT_FUZZ_CHECK(static_cast<int64_t>(sentences) <= limits.max_sentences, "within max_sentences");
   auto results = nmt::serve::join_texts(texts, echo(texts.sentences, n_best));
   const std::size_t inputs = texts.documents.empty() ? texts.texts.size() : texts.documents.size();
