@@ -3,7 +3,9 @@
 // arbitrary bytes. Checked properties: a text's gaps and sentences give it back byte for byte, with
 // the splitter and at line breaks alone; no sentence is empty; libxml2's parse either succeeds or
 // throws nmt::Error (nothing else), and a parsed text renders with other texts and again with its
-// own, as before.
+// own, as before; case mappings (nmt/text/casing.h) give valid UTF-8 back for valid UTF-8 and
+// leave invalid UTF-8 as it is, and a sentence is written as-is only when it is neither all
+// capitals nor all lower case.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "fuzz_support.h"
 #include "nmt/error.h"
+#include "nmt/text/casing.h"
 #include "nmt/text/html_text.h"
 #include "nmt/text/sentence_splitter.h"
 
@@ -33,6 +36,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   static const SentenceSplitter english("en");
   NMT_FUZZ_CHECK(gives_back(english.split(input), input), "the splitter keeps every byte");
   NMT_FUZZ_CHECK(gives_back(split_lines(input), input), "split_lines keeps every byte");
+  for (const char* language : {"en", "tr", "el"}) {
+    const std::string upper = to_upper(input, language);
+    NMT_FUZZ_CHECK(to_lower(upper, language) == to_lower(to_lower(upper, language), language),
+                   "lower case is stable");
+    const CaseAdapted adapted = adapt_case(input, language);
+    NMT_FUZZ_CHECK(adapted.source_case != SourceCase::kAsWritten || adapted.model_input == input,
+                   "a sentence as written reaches the model unchanged");
+    (void)restore_case(adapted.model_input, adapted.source_case, language);
+  }
   try {
     const HtmlText html(input);
     const std::string same = html.render(html.texts());
