@@ -126,6 +126,36 @@ TEST(TranslatorTest, UnknownWordsAndOverlongInputsDoNotFail) {
   EXPECT_LE(report.results[1][0].ids.size(), 5u);
 }
 
+// A batch holds at most 16,384 padded source positions times the hypotheses per sentence: a
+// sentence of 1,024 tokens under beam 16 is decoded alone, not padding 63 short ones to its length.
+TEST(TranslatorTest, LongSentencesAreBatchedByPositionsNotOnlyBySentences) {
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(),
+                        text::CleanMode::kNotebook, torch::kCPU);
+  std::string long_input;
+  for (int i = 0; i < 1500; ++i) long_input += "a ";
+  std::vector<std::string> inputs(63, "b c");
+  inputs.insert(inputs.begin() + 10, long_input);
+  SearchOptions options;
+  options.strategy = Strategy::kBeam;
+  options.beam_size = 16;
+  options.max_len = 3;
+  options.translators = 1;
+  const TranslationReport report = translator.translate(inputs, options);
+  ASSERT_EQ(report.results.size(), 64u);
+  // Alone: 1,024 positions; the 63 others together at their own width.
+  const TranslationReport shorts =
+      translator.translate(std::vector<std::string>(63, "b c"), options);
+  EXPECT_EQ(report.source_positions, 1024 + shorts.source_positions);
+  EXPECT_EQ(report.results[11][0].ids, shorts.results[0][0].ids);
+  options.beam_size = 1;
+  options.strategy = Strategy::kGreedy;
+  // Greedy: 16 rows of 1,024 fit, so the long one shares its batch with 15 short ones.
+  const TranslationReport greedy = translator.translate(inputs, options);
+  const TranslationReport greedy_rest =
+      translator.translate(std::vector<std::string>(48, "b c"), options);
+  EXPECT_EQ(greedy.source_positions, 16 * 1024 + greedy_rest.source_positions);
+}
+
 // Batches decoded side by side by several worker threads give exactly the results of one thread
 // decoding them in order, and once the translator is gone, whatever precisions it decoded in, the
 // model computes in fp32 as before.
