@@ -48,11 +48,7 @@ if [[ $bench == train ]]; then config_setting=" CONFIG=$config"; fi
 echo "scripts/bench-ab.sh $*  (BENCH=$bench ROUNDS=$rounds$config_setting BENCH_FLAGS=${flags[*]}" \
   "CANDIDATE_FLAGS=${candidate_flags[*]} NMT_CPU_ISA=${NMT_CPU_ISA:-})" > "$out/command.txt"
 {
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src include || echo ' (with changes)')"
-  lscpu | grep -E '^(Model name|CPU\(s\))'
-  echo "ISA flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx512_bf16|amx_int8|amx_tile|avx_vnni' \
-    /proc/cpuinfo | sort -u | tr '\n' ' ')"
+  scripts/machine-header.sh
   for side in baseline candidate; do
     binary=$baseline
     [[ $side == candidate ]] && binary=$candidate

@@ -33,11 +33,7 @@ mkdir -p "$out"
 echo "scripts/bench-real-text.sh $*  (NMT=$nmt ROUNDS=$rounds DECODE_FLAGS=${decode[*]})" \
   > "$out/command.txt"
 {
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src include || echo ' (with changes)')"
-  lscpu | grep -E '^(Model name|CPU\(s\))'
-  echo "ISA flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx512_bf16|amx_int8|amx_tile|avx_vnni' \
-    /proc/cpuinfo | sort -u | tr '\n' ' ')"
+  scripts/machine-header.sh
   echo "run: $run"
   "$nmt" --version | sed 's/^/    /'
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -21,11 +21,7 @@ rounds=${5:-3}
 mkdir -p "$out"
 echo "scripts/bench-serve-long.sh $*" > "$out/command.txt"
 {
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src include || echo ' (with changes)')"
-  lscpu | grep -E '^(Model name|CPU\(s\))'
-  echo "ISA flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx512_bf16|amx_int8|amx_tile|avx_vnni' \
-    /proc/cpuinfo | sort -u | tr '\n' ' ')"
+  scripts/machine-header.sh
   echo "A: $a"; echo "B: $b"
   "$b" --version | sed 's/^/    /'
 } > "$out/machine.txt"
