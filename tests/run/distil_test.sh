@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # nmt distil end to end on a synthetic corpus: an ensemble of two small teachers translates their
-# training sources (each exactly as `nmt translate` with the ensemble translates it); a distillation
+# training sources (each as written, one sentence: exactly as `nmt translate --no-split
+# --no-sentence-case` with the ensemble translates it); a distillation
 # killed with SIGKILL, one stopped with SIGINT and one whose file ends in a torn line all continue
 # to the same corpus as one never interrupted; --min-score refilters without translating again;
 # refusals name what is wrong; a student with its own depths trains on the corpus with the first
@@ -58,7 +59,8 @@ distil whole --chunk 1000 2> whole.log
 cut -f1 whole/distilled.tsv | sort > distilled-sources
 cut -f1 t1/train.tsv | sort -u | cmp -s - distilled-sources || fail "the sources are not t1's training sources"
 head -40 whole/distilled.tsv | cut -f1 |
-  "$nmt" -q translate --model t1 --model t2 --precision fp32 --strategy greedy --threads 1 > expected
+  "$nmt" -q translate --no-split --no-sentence-case --model t1 --model t2 --precision fp32 \
+    --strategy greedy --threads 1 > expected
 head -40 whole/distilled.tsv | cut -f2 | cmp -s - expected ||
   fail "distilled targets differ from nmt translate's with the same ensemble"
 python3 - "$sources" "$(wc -l < t1/train.tsv)" <<'PY' || fail "distil.json: $(cat whole/distil.json)"
