@@ -6,6 +6,7 @@
 #include <unicode/utext.h>
 #include <unicode/utf8.h>
 
+#include <cctype>
 #include <climits>
 #include <mutex>
 #include <stdexcept>
@@ -57,6 +58,17 @@ struct UTextCloser {
   void operator()(UText* text) const { utext_close(text); }
 };
 
+// ICU ends a sentence after "?" or "!" even inside a token, as in https://example.org/a?b=1.
+// Between two ASCII non-space characters no sentence ends (scripts written without spaces between
+// sentences, like Chinese, end them with their own marks, outside ASCII).
+bool is_inside_ascii_token(std::string_view text, int32_t at) {
+  const auto is_ascii_non_space = [](char c) {
+    return static_cast<unsigned char>(c) < 0x80 && std::isspace(static_cast<unsigned char>(c)) == 0;
+  };
+  return at > 0 && at < static_cast<int32_t>(text.size()) && is_ascii_non_space(text[at - 1]) &&
+         is_ascii_non_space(text[at]);
+}
+
 }  // namespace
 
 struct SentenceSplitter::Rules {
@@ -96,6 +108,7 @@ SplitText SentenceSplitter::split(std::string_view text) const {
   split.gaps.emplace_back();
   int32_t begin = iterator->first();
   for (int32_t end = iterator->next(); end != icu::BreakIterator::DONE; end = iterator->next()) {
+    if (is_inside_ascii_token(text, end)) continue;
     add_segment(text, begin, end, split);
     begin = end;
   }

@@ -54,6 +54,12 @@ TEST(SentenceSplitterTest, ANumberURLOrDecimalPointIsNotASentenceEnd) {
           .split("Visit https://example.org/docs.html or call 555-0199. It costs 4.5 euros.")
           .sentences,
       (Strings{"Visit https://example.org/docs.html or call 555-0199.", "It costs 4.5 euros."}));
+  // ICU alone ends a sentence after the "?" and the "!" inside these tokens.
+  EXPECT_EQ(SentenceSplitter("en")
+                .split("Open https://example.org/a?b=1 now! Code X!7 works? Yes.")
+                .sentences,
+            (Strings{"Open https://example.org/a?b=1 now!", "Code X!7 works?", "Yes."}));
+  EXPECT_EQ(SentenceSplitter("zh").split("你好。再见。").sentences, (Strings{"你好。", "再见。"}));
 }
 
 TEST(SentenceSplitterTest, WhitespaceAloneHasNoSentence) {
