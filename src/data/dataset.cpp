@@ -225,6 +225,7 @@ void CorpusOptions::validate() const {
   check::fraction("augment_upper", augment_upper);
   check::fraction("augment_lower", augment_lower);
   check::fraction("augment_concat", augment_concat);
+  check::fraction("augment_placeholders", augment_placeholders);
   const double held_out =
       (valid.empty() ? valid_fraction : 0.0) + (test.empty() ? test_fraction : 0.0);
   if (held_out >= 1.0) {

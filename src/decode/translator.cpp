@@ -18,6 +18,7 @@
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/error.h"
 #include "nmt/text/marian_tokenizer.h"
+#include "nmt/text/placeholders.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::decode {
@@ -88,6 +89,7 @@ Translator::Translator(std::vector<model::Transformer> models,
     : models_(std::move(models)),
       tokenizers_(std::move(tokenizers)),
       clean_(clean),
+      placeholders_(text::keeps_placeholders(tokenizers_)),
       device_(device) {
   if (models_.empty()) throw ConfigError("translator: needs at least one model");
 }
@@ -228,8 +230,52 @@ model::WeightForm decoding_form(Precision precision, const c10::Device& device) 
   return model::WeightForm::kFp32;
 }
 
+namespace {
+
+// Pieces shorter than this on average spell a word the vocabulary has not seen as one.
+constexpr double kUnfamiliarCharactersPerPiece = 1.8;
+
+// A capitalised word that the source vocabulary has no character for (byte pieces) or spells in
+// three or more short pieces: a name the model has not learnt, copied best as a placeholder.
+// Names it has learnt ("Japan", one piece, "Japón" in Spanish) are left to the model.
+bool is_unfamiliar_name(const text::Tokenizer& source, std::string_view word) {
+  const std::vector<int64_t> ids = source.encode(word);
+  for (const std::string& piece : source.pieces(ids)) {
+    if (piece.rfind("<0x", 0) == 0) return true;
+  }
+  const auto characters = static_cast<double>(
+      std::count_if(word.begin(), word.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  return ids.size() >= 3 &&
+         characters < kUnfamiliarCharactersPerPiece * static_cast<double>(ids.size());
+}
+
+}  // namespace
+
 TranslationReport Translator::translate_cleaned(const std::vector<std::string>& cleaned,
                                                 const SearchOptions& options) {
+  if (!placeholders_) return decode_cleaned(cleaned, options);
+  const text::Tokenizer& source = *tokenizers_.source;
+  const auto keep = [&source](const text::VerbatimSpan& span, std::string_view original) {
+    return span.kind != text::SpanKind::kName || is_unfamiliar_name(source, original);
+  };
+  std::vector<text::ProtectedText> sentences;
+  std::vector<std::string> inputs;
+  for (const std::string& sentence : cleaned) {
+    sentences.push_back(text::protect_spans(sentence, keep));
+    inputs.push_back(sentences.back().text);
+  }
+  TranslationReport report = decode_cleaned(inputs, options);
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    for (Translation& translation : report.results[i]) {
+      translation.text = text::restore_spans(translation.text, sentences[i]);
+      translation.decoded = text::restore_spans(translation.decoded, sentences[i]);
+    }
+  }
+  return report;
+}
+
+TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cleaned,
+                                             const SearchOptions& options) {
   const auto search = make_search(options);
   const std::string tag = options.target_lang.empty()
                               ? ""

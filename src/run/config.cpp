@@ -65,6 +65,11 @@ void Config::validate() const {
   if (model.share_embeddings && !text.shared_vocab) {
     throw ConfigError("model.share_embeddings", "needs text.shared_vocab = true");
   }
+  if (data.augment_placeholders > 0 && text.tokenizer != text::TokenizerKind::kSentencePiece) {
+    throw ConfigError("data.augment_placeholders",
+                      "needs text.tokenizer \"sentencepiece\", whose vocabulary keeps the "
+                      "placeholders ⦅1⦆ … ⦅9⦆ whole");
+  }
   if (!text.vocab_from.empty() && !train.init_from.empty()) {
     throw ConfigError("text.vocab_from",
                       "not with train.init_from, whose run brings its own vocabularies");

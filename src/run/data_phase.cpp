@@ -13,6 +13,7 @@
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/run/open_run.h"
+#include "nmt/text/placeholders.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::run {
@@ -103,7 +104,10 @@ nlohmann::json report_json(const nlohmann::json& reads,
         {"length_ratio", filter.length_ratio},
         {"dev_test_empty_after_cleaning", filter.held_out_empty}}},
       {"augmented",
-       {{"upper", augmented.upper}, {"lower", augmented.lower}, {"joined", augmented.joined}}},
+       {{"upper", augmented.upper},
+        {"lower", augmented.lower},
+        {"joined", augmented.joined},
+        {"placeholders", augmented.placeholders}}},
       {"split",
        {{"train", splits.train.size()},
         {"valid", splits.valid.size()},
@@ -156,8 +160,8 @@ void log_augmentation(const data::AugmentReport& report) {
   if (report.total() == 0) return;
   spdlog::info(
       "augmentation: {} training pairs added ({} in capitals, {} in lower case, {} joined "
-      "pairs; data.augment_*)",
-      report.total(), report.upper, report.lower, report.joined);
+      "pairs, {} with placeholders; data.augment_*)",
+      report.total(), report.upper, report.lower, report.joined, report.placeholders);
 }
 
 void log_splits(const Config& config, const data::Splits& splits) {
@@ -219,12 +223,21 @@ PreparedData prepare_data(const Config& config,
   data::Splits& splits = prepared.splits;
   const data::AugmentReport augmented = data::augment_training_split(splits, config.data);
   log_augmentation(augmented);
+  const bool placeholders = config.data.augment_placeholders > 0;
   prepared.tokenizers =
       vocabulary_source
           ? text::load_tokenizers(config.text, vocabulary_source->path())
           : text::train_tokenizers(config.text, side(splits.train, Side::kSource),
-                                   side(splits.train, Side::kTarget), config.data.seed);
+                                   side(splits.train, Side::kTarget), config.data.seed,
+                                   placeholders ? text::placeholder_symbols()
+                                                : std::vector<std::string>{});
   const text::TokenizerPair& tokenizers = prepared.tokenizers;
+  if (placeholders && !text::keeps_placeholders(tokenizers)) {
+    throw ConfigError("data.augment_placeholders",
+                      "the vocabulary of " + vocabulary_source->path() +
+                          " splits the placeholders ⦅1⦆ … ⦅9⦆; it was trained without "
+                          "data.augment_placeholders");
+  }
   data::filter_by_length(splits, config.data, [&tokenizers](const data::SentencePair& pair) {
     return std::pair{tokenizers.source->encode(pair.source).size(),
                      tokenizers.target->encode(pair.target).size()};

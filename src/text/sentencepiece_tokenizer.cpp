@@ -10,8 +10,9 @@
 namespace nmt::text {
 namespace {
 
-std::unordered_map<std::string, std::string> trainer_arguments(const TextOptions& options) {
-  return {
+std::unordered_map<std::string, std::string> trainer_arguments(
+    const TextOptions& options, const std::vector<std::string>& whole_pieces) {
+  std::unordered_map<std::string, std::string> arguments = {
       {"model_type", options.model_type == SubwordModel::kBpe ? "bpe" : "unigram"},
       {"vocab_size", std::to_string(options.vocab_size)},
       {"character_coverage", std::to_string(options.character_coverage)},
@@ -33,6 +34,12 @@ std::unordered_map<std::string, std::string> trainer_arguments(const TextOptions
       {"num_threads", "1"},
       {"minloglevel", "2"},
   };
+  if (!whole_pieces.empty()) {
+    std::string symbols;
+    for (const std::string& piece : whole_pieces) symbols += (symbols.empty() ? "" : ",") + piece;
+    arguments["user_defined_symbols"] = symbols;
+  }
+  return arguments;
 }
 
 }  // namespace
@@ -43,11 +50,12 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::shared_ptr<SentencePieceBack
 
 SentencePieceTokenizer SentencePieceTokenizer::train(const std::vector<std::string>& sentences,
                                                      const TextOptions& options,
-                                                     uint64_t seed) {
+                                                     uint64_t seed,
+                                                     const std::vector<std::string>& whole_pieces) {
   if (sentences.empty()) throw DataError("sentencepiece", "no training sentences");
   std::string serialized;
   const std::string error = make_sentencepiece_backend()->train(
-      sentences, trainer_arguments(options), static_cast<unsigned int>(seed), serialized);
+      sentences, trainer_arguments(options, whole_pieces), static_cast<unsigned int>(seed), serialized);
   if (!error.empty()) throw DataError("sentencepiece", "training failed: " + error);
   return from_serialized(serialized, "sentencepiece");
 }

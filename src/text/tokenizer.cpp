@@ -36,7 +36,8 @@ std::string file_path(const TextOptions& options, const std::string& dir, const 
 
 std::shared_ptr<const Tokenizer> train_one(const TextOptions& options,
                                            const std::vector<std::string>& sentences,
-                                           uint64_t seed) {
+                                           uint64_t seed,
+                                           const std::vector<std::string>& whole_pieces) {
   if (options.tokenizer == TokenizerKind::kWord) {
     return std::make_shared<WordTokenizer>(Vocab::build(sentences, options.min_freq));
   }
@@ -46,7 +47,7 @@ std::shared_ptr<const Tokenizer> train_one(const TextOptions& options,
                       "cannot be trained; a new run uses \"sentencepiece\" or \"word\"");
   }
   return std::make_shared<SentencePieceTokenizer>(
-      SentencePieceTokenizer::train(sentences, options, seed));
+      SentencePieceTokenizer::train(sentences, options, seed, whole_pieces));
 }
 
 std::shared_ptr<const Tokenizer> load_one(const TextOptions& options, const std::string& path) {
@@ -122,14 +123,16 @@ std::optional<SubwordSampling> subword_sampling(const TextOptions& options) {
 TokenizerPair train_tokenizers(const TextOptions& options,
                                const std::vector<std::string>& source_sentences,
                                const std::vector<std::string>& target_sentences,
-                               uint64_t seed) {
+                               uint64_t seed,
+                               const std::vector<std::string>& whole_pieces) {
   if (options.shared_vocab) {
     std::vector<std::string> both = source_sentences;
     both.insert(both.end(), target_sentences.begin(), target_sentences.end());
-    auto shared = train_one(options, both, seed);
+    auto shared = train_one(options, both, seed, whole_pieces);
     return {shared, shared};
   }
-  return {train_one(options, source_sentences, seed), train_one(options, target_sentences, seed)};
+  return {train_one(options, source_sentences, seed, whole_pieces),
+          train_one(options, target_sentences, seed, whole_pieces)};
 }
 
 std::vector<std::string> save_tokenizers(const TextOptions& options,

@@ -86,6 +86,50 @@ TEST(AugmentTest, JoinsTwoDifferentPairsOnBothSides) {
   EXPECT_GT(partners.size(), report.joined / 2);  // partners are spread, not one pair
 }
 
+TEST(AugmentTest, PlaceholdersReplaceWhatBothSidesShareWithOneNumberingFromADrawnStart) {
+  Splits splits;
+  splits.train = {{"Tom has 3 cats and Ana has 3.", "Tom tiene 3 gatos y Ana tiene 3."},
+                  {"Ana met Tom in 1999.", "Ana conoció a Tom en 1999."},
+                  {"Call 555-0199, not Mary.", "Llama al 555-0199, no a María."},
+                  {"I have cats.", "Tengo gatos."},
+                  {"It is 10:30.", "Son las diez y media."}};
+  splits.train_corpus = {0, 1, 0, 1, 0};
+  CorpusOptions options;
+  options.augment_placeholders = 0.999;  // every pair that has a shared span
+  const AugmentReport report = augment_training_split(splits, options);
+  ASSERT_EQ(report.placeholders, 3u) << "none for a pair with no span or none the target shares";
+  ASSERT_EQ(splits.train.size(), 8u);
+  EXPECT_EQ(splits.train_corpus[6], 1u);
+  for (std::size_t i = 5; i < 8; ++i) {
+    const SentencePair& pair = splits.train[i];
+    // One numbering for both sides, consecutive from where it starts: ⦅k⦆ for the first
+    // span, ⦅k+1⦆ for the second.
+    const std::size_t at = pair.source.find("⦅");
+    ASSERT_NE(at, std::string::npos) << pair.source;
+    const int k = std::stoi(pair.source.substr(at + std::string("⦅").size()));
+    const auto ph = [](int n) { return "⦅" + std::to_string(n) + "⦆"; };
+    if (i == 5) {
+      EXPECT_EQ(pair.source, ph(k) + " has " + ph(k + 1) + " cats and " + ph(k + 2) + " has " +
+                                 ph(k + 1) + ".");
+      EXPECT_EQ(pair.target, ph(k) + " tiene " + ph(k + 1) + " gatos y " + ph(k + 2) +
+                                 " tiene " + ph(k + 1) + ".");
+    } else if (i == 6) {
+      EXPECT_EQ(pair.source, ph(k) + " met " + ph(k + 1) + " in " + ph(k + 2) + ".");
+      EXPECT_EQ(pair.target, ph(k) + " conoció a " + ph(k + 1) + " en " + ph(k + 2) + ".");
+    } else {
+      EXPECT_EQ(pair.source, "Call " + ph(k) + ", not Mary.") << "Mary is María there";
+      EXPECT_EQ(pair.target, "Llama al " + ph(k) + ", no a María.");
+    }
+  }
+  // Two spans ("Tom", the number) start anywhere from ⦅1⦆ to ⦅8⦆, so every placeholder is learnt.
+  Splits many = training_split(400);
+  augment_training_split(many, options);
+  std::set<std::string> starts;
+  for (std::size_t i = 400; i < many.train.size(); ++i) starts.insert(many.train[i].source.substr(0, 7));
+  EXPECT_EQ(starts.size(), 8u);
+  EXPECT_EQ(*starts.rbegin(), "⦅8⦆");
+}
+
 TEST(AugmentTest, SameSeedSamePairsOtherSeedOthers) {
   Splits first = training_split(300), second = training_split(300), third = training_split(300);
   CorpusOptions options = augmenting(0.1, 0.1, 0.1);
@@ -106,6 +150,9 @@ TEST(AugmentTest, FractionsAreValidated) {
   } catch (const ConfigError& error) {
     EXPECT_STREQ(error.what(), "augment_concat: expected a number in [0, 1), got 1");
   }
+  options.augment_concat = 0;
+  options.augment_placeholders = -0.5;
+  EXPECT_THROW(options.validate(), ConfigError);
 }
 
 }  // namespace

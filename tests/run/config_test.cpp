@@ -154,6 +154,9 @@ TEST(ConfigTest, CrossSectionRules) {
   EXPECT_EQ(error_of({{"text", {{"vocab_from", "runs/teacher"}}},
                       {"train", {{"init_from", "runs/parent"}}}}),
             "text.vocab_from: not with train.init_from, whose run brings its own vocabularies");
+  EXPECT_EQ(error_of({{"data", {{"augment_placeholders", 0.2}}}}),
+            "data.augment_placeholders: needs text.tokenizer \"sentencepiece\", whose vocabulary "
+            "keeps the placeholders ⦅1⦆ … ⦅9⦆ whole");
   EXPECT_EQ(error_of({{"text", {{"vocab_from", std::string("runs/a\0b", 8)}}}})
                 .rfind("text.vocab_from: expected a file name", 0),
             0u);

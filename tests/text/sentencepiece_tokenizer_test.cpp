@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <thread>
 
 #include "nmt/error.h"
+#include "nmt/text/placeholders.h"
 #include "nmt/text/vocab.h"
 #include "test_utils.h"
 
@@ -143,6 +145,25 @@ TEST(SentencePieceTokenizerTest, BpeDropoutSamplesSegmentationsOfBpeModels) {
 TEST(SentencePieceTokenizerTest, RejectsFilesThatAreNotModels) {
   testing::ScratchDir dir;
   EXPECT_THROW(SentencePieceTokenizer::load(dir.write("bad.model", "not a model")), DataError);
+}
+
+}  // namespace
+}  // namespace nmt::text
+
+namespace nmt::text {
+namespace {
+
+TEST(SentencePieceTokenizerTest, KeepsPlaceholdersWholeOnlyWhenTrainedWithThem) {
+  const auto plain = std::make_shared<SentencePieceTokenizer>(
+      SentencePieceTokenizer::train(corpus(), small_options(), 7));
+  EXPECT_FALSE(keeps_placeholders({plain, plain})) << "byte pieces, not one piece each";
+  const auto with = std::make_shared<SentencePieceTokenizer>(
+      SentencePieceTokenizer::train(corpus(), small_options(), 7, placeholder_symbols()));
+  EXPECT_TRUE(keeps_placeholders({with, with}));
+  EXPECT_FALSE(keeps_placeholders({with, plain})) << "both sides must keep them";
+  const std::vector<int64_t> ids = with->encode("Llama al ⦅2⦆ hoy.");
+  EXPECT_EQ(with->decode(ids), "Llama al ⦅2⦆ hoy.");
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), with->encode("⦅2⦆").back()), 1);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Training-split augmentation for text as people send it: pairs added in capitals and in lower
-// case (both sides, ICU's rules for data.source_lang/target_lang), and pairs made of two training
-// pairs joined, so that a model trained on short sentences meets longer inputs and every casing.
+// case (both sides, ICU's rules for data.source_lang/target_lang), pairs made of two training
+// pairs joined, so that a model trained on short sentences meets longer inputs and every casing,
+// and pairs whose numbers, codes, URLs, e-mail addresses and capitalised words found unchanged on
+// both sides are replaced by placeholders on both (text/placeholders.h), so that the model learns
+// to copy a placeholder to its place.
 // Only the training split is augmented; the originals stay. Each pair's draws are a hash of
 // (seed, kind, index), so the same split and options give the same pairs on every platform.
 // Torch-free; never logs.
@@ -16,8 +19,9 @@ struct AugmentReport {
   std::size_t upper = 0;   // pairs added in capitals (data.augment_upper)
   std::size_t lower = 0;   // pairs added in lower case (data.augment_lower)
   std::size_t joined = 0;  // pairs added as two pairs joined (data.augment_concat)
+  std::size_t placeholders = 0;  // pairs added with placeholders (data.augment_placeholders)
 
-  std::size_t total() const { return upper + lower + joined; }
+  std::size_t total() const { return upper + lower + joined + placeholders; }
 };
 
 // Appends the augmented pairs to splits.train (and their corpora to splits.train_corpus: a joined

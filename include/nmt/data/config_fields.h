@@ -35,6 +35,7 @@ void corpus_fields(Fields& f, CorpusOptions& o) {
   f("augment_upper", o.augment_upper);
   f("augment_lower", o.augment_lower);
   f("augment_concat", o.augment_concat);
+  f("augment_placeholders", o.augment_placeholders);
   f("source_lang", o.source_lang);
   f("target_lang", o.target_lang);
 }

@@ -46,6 +46,8 @@ struct CorpusOptions {
   double augment_upper = 0;     // share of training pairs added again in capitals (data/augment.h)
   double augment_lower = 0;     // share of training pairs added again in lower case
   double augment_concat = 0;    // share of training pairs added joined with another training pair
+  double augment_placeholders = 0;  // share of training pairs with a span found unchanged on both
+                                    // sides added again with placeholders (text/placeholders.h)
   std::string source_lang;      // optional language codes ("en", "es"), recorded with the run
   std::string target_lang;
 

@@ -9,6 +9,11 @@
 // first time it is asked for and kept in it until another precision is asked for or the translator
 // is destroyed (then the models are back in fp32 form), so that many small calls (a server's) do
 // not convert them again each time. translate() may be called from several threads at once.
+//
+// A model whose vocabulary keeps placeholders (text/placeholders.h, data.augment_placeholders)
+// gets URLs, e-mail addresses, numbers and codes, and capitalised words its vocabulary spells in
+// short pieces (names it has not learnt) as placeholders, and the originals are put back in its
+// translations; other models get the text as it is.
 // Runs under torch::InferenceMode. Never logs; throws ConfigError for invalid options.
 #pragma once
 
@@ -79,6 +84,9 @@ class Translator {
                                       const SearchOptions& options);
 
  private:
+  // translate_cleaned without placeholders.
+  TranslationReport decode_cleaned(const std::vector<std::string>& cleaned,
+                                   const SearchOptions& options);
   // Puts the models into `form` (and builds their CPU decoders) unless they are in it already.
   // Called with prepare_mutex_ held exclusively.
   void prepare(model::WeightForm form);
@@ -86,6 +94,7 @@ class Translator {
   std::vector<model::Transformer> models_;
   text::TokenizerPair tokenizers_;
   text::CleanMode clean_;
+  bool placeholders_;  // the vocabulary keeps placeholders whole
   c10::Device device_;
   std::shared_mutex prepare_mutex_;  // shared while decoding, exclusive while preparing a form
   std::optional<model::WeightForm> prepared_form_;

@@ -16,10 +16,11 @@ class SentencePieceBackend;
 class SentencePieceTokenizer final : public Tokenizer {
  public:
   // Trains a model on sentences (already cleaned). The result depends only on the sentences, the
-  // options and seed.
+  // options, seed and whole_pieces: strings always kept as one piece each (placeholders.h).
   static SentencePieceTokenizer train(const std::vector<std::string>& sentences,
                                       const TextOptions& options,
-                                      uint64_t seed);
+                                      uint64_t seed,
+                                      const std::vector<std::string>& whole_pieces = {});
   // Reads a `.model` file.
   static SentencePieceTokenizer load(const std::string& path);
   // From the bytes of a serialized model; `name` is used in error messages.

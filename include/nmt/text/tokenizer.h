@@ -81,10 +81,13 @@ struct TokenizerPair {
 };
 
 // Builds tokenizers from the cleaned training sentences. `seed` makes subword training repeatable.
+// Subword models keep each of whole_pieces as one piece (placeholders.h); word models have every
+// word whole anyway.
 TokenizerPair train_tokenizers(const TextOptions& options,
                                const std::vector<std::string>& source_sentences,
                                const std::vector<std::string>& target_sentences,
-                               uint64_t seed);
+                               uint64_t seed,
+                               const std::vector<std::string>& whole_pieces = {});
 
 // Saves into dir as vocab.{src,tgt}.txt / vocab.txt (word), spm.{src,tgt}.model / spm.model
 // (sentencepiece) or marian.{src,tgt}.{spm,vocab} (marian: two SentencePiece models even when the

@@ -1,0 +1,100 @@
+#include "nmt/text/placeholders.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace nmt::text {
+namespace {
+
+std::vector<std::string> span_texts(std::string_view text) {
+  std::vector<std::string> texts;
+  for (const VerbatimSpan& span : find_verbatim_spans(text)) {
+    texts.emplace_back(text.substr(span.begin, span.size));
+  }
+  return texts;
+}
+
+bool keep_all(const VerbatimSpan&, std::string_view) { return true; }
+
+TEST(PlaceholdersTest, SymbolsAreNumberedAndUntouchedByNormalisation) {
+  EXPECT_EQ(placeholder(1), "⦅1⦆");
+  const std::vector<std::string> symbols = placeholder_symbols();
+  ASSERT_EQ(symbols.size(), static_cast<std::size_t>(kMaxPlaceholders));
+  EXPECT_EQ(symbols.back(), "⦅9⦆");
+  for (const std::string& symbol : symbols) EXPECT_EQ(clean(symbol, CleanMode::kNormalize), symbol);
+}
+
+// Capitalised words are found wherever they stand ("Visit"): which names to protect is the
+// caller's choice (the translator protects those its vocabulary does not know).
+TEST(PlaceholdersTest, FindsUrlsMailNumbersCodesAndCapitalisedWordsWithoutTheirPunctuation) {
+  EXPECT_EQ(span_texts("Visit (https://example.org/docs?a=1), then write to ana.lopez@example.com."),
+            (std::vector<std::string>{"Visit", "https://example.org/docs?a=1",
+                                      "ana.lopez@example.com"}));
+  EXPECT_EQ(span_texts("Call 555-0199 at 10:30, or see www.example.net."),
+            (std::vector<std::string>{"Call", "555-0199", "10:30", "www.example.net"}));
+  EXPECT_EQ(span_texts("«Zbigniew's» flight LH2041 left Jyväskylä; I saw Jean-Luc."),
+            (std::vector<std::string>{"Zbigniew", "LH2041", "Jyväskylä", "Jean-Luc"}));
+  // Not spans: lower-case words, a lone capital, an address without a domain, bare punctuation.
+  EXPECT_TRUE(span_texts("i said a word to A me@home - ¿qué?").empty());
+}
+
+TEST(PlaceholdersTest, SpansKeepTheirKind) {
+  const std::string text = "Ana paid 20 at https://shop.example.org or ana@example.org";
+  const std::vector<VerbatimSpan> spans = find_verbatim_spans(text);
+  ASSERT_EQ(spans.size(), 4u);
+  EXPECT_EQ(spans[0].kind, SpanKind::kName);
+  EXPECT_EQ(spans[1].kind, SpanKind::kNumber);
+  EXPECT_EQ(spans[2].kind, SpanKind::kUrl);
+  EXPECT_EQ(spans[3].kind, SpanKind::kEmail);
+}
+
+TEST(PlaceholdersTest, ProtectsKeptSpansNumberingRepeatsOnce) {
+  const ProtectedText result = protect_spans(
+      "Tom sold 48 cars in 2023 and 48 vans.",
+      [](const VerbatimSpan& span, std::string_view) { return span.kind == SpanKind::kNumber; });
+  EXPECT_EQ(result.text, "Tom sold ⦅1⦆ cars in ⦅2⦆ and ⦅1⦆ vans.");
+  EXPECT_EQ(result.originals, (std::vector<std::string>{"48", "2023"}));
+  EXPECT_EQ(restore_spans("Tom vendió ⦅1⦆ coches en ⦅2⦆ y ⦅1⦆ furgonetas.", result),
+            "Tom vendió 48 coches en 2023 y 48 furgonetas.");
+}
+
+TEST(PlaceholdersTest, SpansBeyondTheLastPlaceholderStayAsTheyAre) {
+  const ProtectedText result = protect_spans("1 2 3 4 5 6 7 8 9 10 11 2", keep_all);
+  EXPECT_EQ(result.text, "⦅1⦆ ⦅2⦆ ⦅3⦆ ⦅4⦆ ⦅5⦆ ⦅6⦆ ⦅7⦆ ⦅8⦆ ⦅9⦆ 10 11 ⦅2⦆");
+  EXPECT_EQ(result.originals.size(), static_cast<std::size_t>(kMaxPlaceholders));
+}
+
+TEST(PlaceholdersTest, TextWithTheUsersOwnPlaceholderIsLeftAlone) {
+  const ProtectedText result = protect_spans("Keep ⦅1⦆ and 42 as typed.", keep_all);
+  EXPECT_EQ(result.text, "Keep ⦅1⦆ and 42 as typed.");
+  EXPECT_TRUE(result.originals.empty());
+  EXPECT_EQ(restore_spans("Deja ⦅1⦆ y 42.", result), "Deja ⦅1⦆ y 42.");
+}
+
+TEST(PlaceholdersTest, AppliesTheSourcesNumbersToTheOtherSide) {
+  EXPECT_EQ(apply_placeholders("Zbigniew llama al 555-0199, no al 555-0100.",
+                               {"", "555-0199", "Zbigniew"}),
+            "⦅3⦆ llama al ⦅2⦆, no al 555-0100.");
+}
+
+TEST(PlaceholdersTest, ANumberWithoutAnOriginalStandsForOneNotWrittenElseItIsDropped) {
+  ProtectedText source;
+  source.originals = {"Ana", "LH2041"};
+  EXPECT_EQ(restore_spans("⦅7⦆ toma el vuelo ⦅2⦆; ⦅7⦆ llega.", source),
+            "Ana toma el vuelo LH2041; Ana llega.");
+  EXPECT_EQ(restore_spans("⦅5⦆ toma ⦅3⦆.", source), "Ana toma LH2041.");
+}
+
+TEST(PlaceholdersTest, RestoringDropsPlaceholdersWithoutAnOriginalAndKeepsLookalikes) {
+  ProtectedText originals;
+  originals.originals = {"LH2041"};
+  EXPECT_EQ(restore_spans("El vuelo ⦅1⦆ sale ⦅7⦆.", originals), "El vuelo LH2041 sale.");
+  EXPECT_EQ(restore_spans("⦅4⦆ vuelo ⦅1⦆", originals), "vuelo LH2041");
+  EXPECT_EQ(restore_spans("⦅x⦆ ⦅ ⦅123⦆ ⦅1", originals), "⦅x⦆ ⦅ ⦅123⦆ ⦅1");
+  EXPECT_EQ(restore_spans("", originals), "");
+}
+
+}  // namespace
+}  // namespace nmt::text
