@@ -112,11 +112,12 @@ void Translator::prepare(model::WeightForm form) {
 }
 
 TranslationReport Translator::translate(const std::vector<std::string>& sentences,
-                                        const SearchOptions& options) {
+                                        const SearchOptions& options,
+                                        const StopCheck& should_stop) {
   std::vector<std::string> cleaned;
   cleaned.reserve(sentences.size());
   for (const std::string& sentence : sentences) cleaned.push_back(text::clean(sentence, clean_));
-  return translate_cleaned(cleaned, options);
+  return translate_cleaned(cleaned, options, should_stop);
 }
 
 namespace {
@@ -235,6 +236,30 @@ namespace {
 // Pieces shorter than this on average spell a word the vocabulary has not seen as one.
 constexpr double kUnfamiliarCharactersPerPiece = 1.8;
 
+// A step model that asks the call's StopCheck before each step.
+class StoppableStepModel final : public StepModel {
+ public:
+  StoppableStepModel(StepModel& model, const StopCheck& should_stop)
+      : model_(model), should_stop_(should_stop) {}
+  void start(const at::Tensor& source) override {
+    stop_if_asked();
+    model_.start(source);
+  }
+  at::Tensor step(const at::Tensor& last_ids) override {
+    stop_if_asked();
+    return model_.step(last_ids);
+  }
+  void keep_rows(const at::Tensor& rows) override { model_.keep_rows(rows); }
+
+ private:
+  void stop_if_asked() const {
+    if (should_stop_ && should_stop_()) throw Stopped("translation stopped before it ended");
+  }
+
+  StepModel& model_;
+  const StopCheck& should_stop_;
+};
+
 // A capitalised word that the source vocabulary has no character for (byte pieces) or spells in
 // three or more short pieces: a name the model has not learnt, copied best as a placeholder.
 // Names it has learnt ("Japan", one piece, "Japón" in Spanish) are left to the model.
@@ -252,8 +277,9 @@ bool is_unfamiliar_name(const text::Tokenizer& source, std::string_view word) {
 }  // namespace
 
 TranslationReport Translator::translate_cleaned(const std::vector<std::string>& cleaned,
-                                                const SearchOptions& options) {
-  if (!placeholders_) return decode_cleaned(cleaned, options);
+                                                const SearchOptions& options,
+                                                const StopCheck& should_stop) {
+  if (!placeholders_) return decode_cleaned(cleaned, options, should_stop);
   const text::Tokenizer& source = *tokenizers_.source;
   const auto keep = [&source](const text::VerbatimSpan& span, std::string_view original) {
     return span.kind != text::SpanKind::kName || is_unfamiliar_name(source, original);
@@ -264,7 +290,7 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
     sentences.push_back(text::protect_spans(sentence, keep));
     inputs.push_back(sentences.back().text);
   }
-  TranslationReport report = decode_cleaned(inputs, options);
+  TranslationReport report = decode_cleaned(inputs, options, should_stop);
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     for (Translation& translation : report.results[i]) {
       translation.text = text::restore_spans(translation.text, sentences[i]);
@@ -275,7 +301,8 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
 }
 
 TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cleaned,
-                                             const SearchOptions& options) {
+                                             const SearchOptions& options,
+                                             const StopCheck& should_stop) {
   const auto search = make_search(options);
   const std::string tag = options.target_lang.empty()
                               ? ""
@@ -337,8 +364,10 @@ TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cle
     std::vector<StepModel*> member_pointers;
     for (TransformerStepModel& member : members) member_pointers.push_back(&member);
     EnsembleStepModel ensemble(member_pointers);
-    StepModel& step_model =
+    StepModel& members_model =
         members.size() == 1 ? members.front() : static_cast<StepModel&>(ensemble);
+    StoppableStepModel stoppable(members_model, should_stop);
+    StepModel& step_model = should_stop ? stoppable : members_model;
     auto hypotheses = search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
     for (const TransformerStepModel& member : members) {
       source_positions += member.source_positions();

@@ -47,7 +47,12 @@ class ServedModel {
       options.translators = std::max<int64_t>(1, run_.threads / options.threads);
     }
     decode::use_thread_count(options.threads);
-    const decode::TranslationReport report = translator_.translate(batch.sentences, options);
+    decode::TranslationReport report;
+    try {
+      report = translator_.translate(batch.sentences, options, batch.is_abandoned);
+    } catch (const decode::Stopped&) {
+      throw serve::ClientLeft("every client of the batch went away; its decoding stopped");
+    }
     std::vector<serve::SentenceResult> results(batch.sentences.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
       for (const decode::Translation& translation : report.results[i]) {

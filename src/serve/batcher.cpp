@@ -193,9 +193,26 @@ void Batcher::decode(const std::vector<Piece>& pieces) { decode(pieces, 0, piece
 // so the batch is halved until each failure is down to one request, and the others are answered.
 // One failing request among n costs about 2 log2(n) more calls; a model that fails every call
 // costs 2n - 1 in all.
+namespace {
+
+// Batch::is_abandoned for the jobs' flags: all set, with none missing.
+std::function<bool()> every_client_left(std::vector<std::shared_ptr<const std::atomic<bool>>> left) {
+  const bool can_tell =
+      std::all_of(left.begin(), left.end(), [](const auto& flag) { return flag != nullptr; });
+  if (!can_tell) return [] { return false; };
+  return [left = std::move(left)] {
+    return std::all_of(left.begin(), left.end(), [](const auto& flag) { return flag->load(); });
+  };
+}
+
+}  // namespace
+
 void Batcher::decode(const std::vector<Piece>& pieces, std::size_t begin, std::size_t end) {
   Batch batch;
   batch.options = pieces[begin].job->options;
+  std::vector<std::shared_ptr<const std::atomic<bool>>> left;
+  for (std::size_t p = begin; p < end; ++p) left.push_back(pieces[p].job->abandoned);
+  batch.is_abandoned = every_client_left(std::move(left));
   for (std::size_t p = begin; p < end; ++p) {
     const Piece& piece = pieces[p];
     for (std::size_t i = piece.first; i < piece.first + piece.count; ++i) {
@@ -214,6 +231,9 @@ void Batcher::decode(const std::vector<Piece>& pieces, std::size_t begin, std::s
                   std::to_string(results.size()) + " results");
     }
   } catch (const ConfigError&) {
+    error = std::current_exception();
+    is_batch_wide = true;
+  } catch (const ClientLeft&) {
     error = std::current_exception();
     is_batch_wide = true;
   } catch (...) {

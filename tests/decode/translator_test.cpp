@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 
 #include "nmt/cpu_features.h"
@@ -111,6 +112,31 @@ TEST(TranslatorTest, KeepsInputOrderAndLineCountAcrossSortedBatches) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TranslationReport alone = translator.translate({inputs[i]}, options);
     EXPECT_EQ(alone.results[0][0].ids, batched.results[i][0].ids) << inputs[i];
+  }
+}
+
+// A server stops a batch whose clients all left at the next step, in every translator thread.
+TEST(TranslatorTest, AStopCheckIsAskedEveryStepAndStopsTheCallWhenItAnswersTrue) {
+  Translator translator(testing::tiny_model(model::NormPosition::kPre, 12, 2), words(),
+                        text::CleanMode::kNotebook, torch::kCPU);
+  const std::vector<std::string> inputs = {"a b c", "d e f g", "h", "b c d e f"};
+  for (const Strategy strategy : {Strategy::kGreedy, Strategy::kBeam}) {
+    SearchOptions options;
+    options.strategy = strategy;
+    options.max_len = 6;
+    options.batch_size = 1;
+    options.translators = 2;
+    const TranslationReport unchecked = translator.translate(inputs, options);
+    std::atomic<int> asked{0};
+    const TranslationReport checked =
+        translator.translate(inputs, options, [&asked] { return ++asked < 0; });
+    EXPECT_GE(asked.load(), 4 * 2) << "a start and at least one step per sentence";
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      EXPECT_EQ(checked.results[i][0].ids, unchecked.results[i][0].ids);
+    }
+    std::atomic<int> steps{0};
+    EXPECT_THROW(translator.translate(inputs, options, [&steps] { return ++steps > 3; }), Stopped);
+    EXPECT_LE(steps.load(), 4 + 2) << "each translator thread stops at its next step";
   }
 }
 

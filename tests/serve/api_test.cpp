@@ -30,7 +30,7 @@ std::vector<SentenceResult> results_of(const std::vector<std::string>& lines, in
   decode::SearchOptions options;
   options.n_best = n_best;
   testing::FakeModel model;
-  return model.translate({lines, std::vector<bool>(lines.size(), false), options});
+  return model.translate({lines, std::vector<bool>(lines.size(), false), options, {}});
 }
 
 // What the fake model answers for each text of a request.

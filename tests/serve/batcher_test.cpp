@@ -279,6 +279,52 @@ TEST(BatcherTest, ARequestWhoseClientLeftLeavesTheQueueUndecodedAndFreesItsRoom)
   EXPECT_EQ(batcher.queued_sentences(), 0);
 }
 
+// Issue 66: 20 clients that sent costly requests and hung up kept the decoder 30 s.
+TEST(BatcherTest, ABatchWhoseClientsAllLeftMayStopAndAllItsRequestsGetClientLeft) {
+  std::atomic<int> calls{0};
+  std::atomic<bool> went_on_with_one_left{false};
+  std::atomic<bool> went_on_with_one_unknown{false};
+  const auto a_left = std::make_shared<std::atomic<bool>>(false);
+  const auto b_left = std::make_shared<std::atomic<bool>>(false);
+  const auto d_left = std::make_shared<std::atomic<bool>>(false);
+  const TranslateFn model = [&](const Batch& batch) -> std::vector<SentenceResult> {
+    ++calls;
+    if (batch.sentences.front() == "a1") {
+      a_left->store(true);
+      went_on_with_one_left = !batch.is_abandoned();
+      b_left->store(true);
+      for (int step = 0; step < 5000 && !batch.is_abandoned(); ++step) {
+        std::this_thread::sleep_for(1ms);
+      }
+      if (batch.is_abandoned()) throw ClientLeft("stopped");
+    } else {
+      d_left->store(true);
+      went_on_with_one_unknown = !batch.is_abandoned();
+    }
+    return std::vector<SentenceResult>(batch.sentences.size(), SentenceResult{{{"x", 0.0f}}, {}});
+  };
+  ServeMetrics metrics;
+  Batcher batcher(options_with(/*max_batch=*/3, /*max_wait_ms=*/200), model, metrics);
+  Submission a = submission({"a1", "a2"});
+  a.abandoned = a_left;
+  Submission b = submission({"b1"});
+  b.abandoned = b_left;
+  auto a_result = batcher.submit(std::move(a));
+  auto b_result = batcher.submit(std::move(b));
+  EXPECT_THROW(a_result.get(), ClientLeft);
+  EXPECT_THROW(b_result.get(), ClientLeft);
+  EXPECT_TRUE(went_on_with_one_left);
+  EXPECT_EQ(calls.load(), 1) << "not halved and tried again";
+  // A request that cannot tell whether its client left (no flag) keeps its batch going.
+  Submission d = submission({"d"});
+  d.abandoned = d_left;
+  auto c_result = batcher.submit(submission({"c"}));
+  auto d_result = batcher.submit(std::move(d));
+  EXPECT_EQ(texts(c_result.get()), std::vector<std::string>{"x"});
+  EXPECT_EQ(texts(d_result.get()), std::vector<std::string>{"x"});
+  EXPECT_TRUE(went_on_with_one_unknown);
+}
+
 TEST(BatcherTest, AFailedBatchFailsEachOfItsRequests) {
   FakeModel model;
   ServeMetrics metrics;

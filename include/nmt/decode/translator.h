@@ -14,11 +14,14 @@
 // gets URLs, e-mail addresses, numbers and codes, and capitalised words its vocabulary spells in
 // short pieces (names it has not learnt) as placeholders, and the originals are put back in its
 // translations; other models get the text as it is.
+// A call may be given a stop check, asked before every decoding step: once it answers true the
+// call throws Stopped (a server whose clients all left stops their batch at the next step).
 // Runs under torch::InferenceMode. Never logs; throws ConfigError for invalid options.
 #pragma once
 
 #include <c10/core/Device.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
@@ -27,6 +30,7 @@
 
 #include "nmt/decode/options.h"
 #include "nmt/decode/search.h"
+#include "nmt/error.h"
 #include "nmt/model/cpu_decoder.h"
 #include "nmt/model/transformer.h"
 #include "nmt/text/tokenizer.h"
@@ -34,6 +38,15 @@
 namespace nmt::decode {
 
 inline constexpr int64_t kMaxInputTokens = 1024;
+
+// Asked before every decoding step; true stops the call (Stopped). Empty: never stops.
+using StopCheck = std::function<bool()>;
+
+// A translation stopped by its StopCheck; it has no results.
+class Stopped : public Error {
+ public:
+  using Error::Error;
+};
 
 struct Translation {
   std::string text;     // for a reader (word models: punctuation joined back)
@@ -78,15 +91,18 @@ class Translator {
 
   // Translates raw sentences (they are cleaned like the training data first).
   TranslationReport translate(const std::vector<std::string>& sentences,
-                              const SearchOptions& options);
+                              const SearchOptions& options,
+                              const StopCheck& should_stop = {});
   // Translates already-cleaned sentences (the run's split files).
   TranslationReport translate_cleaned(const std::vector<std::string>& cleaned,
-                                      const SearchOptions& options);
+                                      const SearchOptions& options,
+                                      const StopCheck& should_stop = {});
 
  private:
   // translate_cleaned without placeholders.
   TranslationReport decode_cleaned(const std::vector<std::string>& cleaned,
-                                   const SearchOptions& options);
+                                   const SearchOptions& options,
+                                   const StopCheck& should_stop);
   // Puts the models into `form` (and builds their CPU decoders) unless they are in it already.
   // Called with prepare_mutex_ held exclusively.
   void prepare(model::WeightForm form);

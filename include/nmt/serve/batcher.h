@@ -14,8 +14,9 @@
 // decoding options refused, fails the whole batch at once: its requests share the options).
 //
 // Requests leave the queue undecoded when their deadline passes (TimedOut) or their client went
-// away (ClientLeft), checked before each batch is taken and before a request is admitted; a batch
-// already handed to the model is decoded whole.
+// away (ClientLeft), checked before each batch is taken and before a request is admitted. A batch
+// already handed to the model offers it Batch::is_abandoned: once every request in it has lost
+// its client the function may stop and throw ClientLeft, which all of them get (no halving).
 //
 // Torch-free. submit() throws Busy when the queue is full or the batcher is stopping; a
 // request's future holds its results, the TranslateFn's exception, TimedOut or ClientLeft. Never
@@ -65,6 +66,9 @@ struct Batch {
   std::vector<std::string> sentences;
   std::vector<bool> wants_attention;  // per sentence
   decode::SearchOptions options;
+  // True once the client of every request in the batch has gone away; never for a batch with a
+  // request that cannot tell. Safe to call from the decoding threads, often.
+  std::function<bool()> is_abandoned;
 };
 
 // Translates a batch: one result per sentence, in order. Throws on failure (ConfigError for
