@@ -42,8 +42,15 @@ std::optional<SentencePair> with_placeholders(const SentencePair& pair, uint64_t
   const std::size_t skipped = bits % (text::kMaxPlaceholders - source.originals.size() + 1);
   std::vector<std::string> numbered(skipped);  // empty strings: no span equals one
   numbered.insert(numbered.end(), source.originals.begin(), source.originals.end());
-  return SentencePair{text::apply_placeholders(pair.source, numbered),
-                      text::apply_placeholders(pair.target, numbered)};
+  SentencePair protected_pair{text::apply_placeholders(pair.source, numbered),
+                              text::apply_placeholders(pair.target, numbered)};
+  // A span joined on the source side ("Tran Thi Lan") may be apart on the target side: a pair
+  // whose placeholders differ between its sides would teach the model to drop or invent them.
+  for (std::size_t n = skipped + 1; n <= numbered.size(); ++n) {
+    const std::string symbol = text::placeholder(static_cast<int>(n));
+    if (protected_pair.target.find(symbol) == std::string::npos) return std::nullopt;
+  }
+  return protected_pair;
 }
 
 }  // namespace

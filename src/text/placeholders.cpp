@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <numeric>
 
 #include "nmt/text/vocab.h"
 
@@ -131,6 +132,61 @@ bool classify(std::string_view& token, SpanKind& kind) {
   return true;
 }
 
+// The spans of text that `keep` accepts.
+std::vector<VerbatimSpan> kept_spans(
+    std::string_view text,
+    const std::function<bool(const VerbatimSpan&, std::string_view)>& keep) {
+  std::vector<VerbatimSpan> kept;
+  for (const VerbatimSpan& span : find_verbatim_spans(text)) {
+    if (keep(span, text.substr(span.begin, span.size))) kept.push_back(span);
+  }
+  return kept;
+}
+
+// Names and numbers one space apart become one span: "Tran Thi Lan", "Jiří Dvořák", "WI 7638",
+// "954 90". The model then copies one placeholder, not three in their order.
+std::vector<VerbatimSpan> merge_adjacent(std::string_view text, std::vector<VerbatimSpan> spans) {
+  const auto joins = [](const VerbatimSpan& span) {
+    return span.kind == SpanKind::kName || span.kind == SpanKind::kNumber;
+  };
+  std::vector<VerbatimSpan> merged;
+  for (const VerbatimSpan& span : spans) {
+    if (!merged.empty() && joins(merged.back()) && joins(span) &&
+        text.substr(merged.back().begin + merged.back().size,
+                    span.begin - merged.back().begin - merged.back().size) == " ") {
+      VerbatimSpan& last = merged.back();
+      last.size = span.begin + span.size - last.begin;
+      if (span.kind == SpanKind::kNumber) last.kind = SpanKind::kNumber;
+      continue;
+    }
+    merged.push_back(span);
+  }
+  return merged;
+}
+
+// The code point before byte `at` (or after `end`) is not a letter, mark or digit: the bytes
+// between are a whole word or words, not part of one ("Tom" is not whole in "Tomás").
+bool is_whole(std::string_view text, std::size_t at, std::size_t end) {
+  const auto is_word_code_point = [](utf8proc_int32_t code) {
+    const utf8proc_category_t category = utf8proc_category(code);
+    return is_letter_or_mark(category) || category == UTF8PROC_CATEGORY_ND;
+  };
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  if (at > 0) {
+    std::size_t start = at - 1;
+    while (start > 0 && (bytes[start] & 0xC0) == 0x80) --start;
+    utf8proc_int32_t code = 0;
+    utf8proc_iterate(bytes + start, static_cast<utf8proc_ssize_t>(at - start), &code);
+    if (code >= 0 && is_word_code_point(code)) return false;
+  }
+  if (end < text.size()) {
+    utf8proc_int32_t code = 0;
+    utf8proc_iterate(bytes + end, static_cast<utf8proc_ssize_t>(text.size() - end), &code);
+    if (code >= 0 && is_word_code_point(code)) return false;
+  }
+  return true;
+}
+
 // Replaces the listed spans of text (in order, not overlapping) by their placeholders.
 std::string substitute(std::string_view text,
                        const std::vector<std::pair<VerbatimSpan, int>>& replacements) {
@@ -225,9 +281,8 @@ ProtectedText protect_spans(
     return result;
   }
   std::vector<std::pair<VerbatimSpan, int>> replacements;
-  for (const VerbatimSpan& span : find_verbatim_spans(text)) {
+  for (const VerbatimSpan& span : merge_adjacent(text, kept_spans(text, keep))) {
     const std::string_view original = text.substr(span.begin, span.size);
-    if (!keep(span, original)) continue;
     int number = number_of(result.originals, original);
     if (number == 0) {
       if (result.originals.size() == kMaxPlaceholders) continue;
@@ -241,11 +296,31 @@ ProtectedText protect_spans(
 }
 
 std::string apply_placeholders(std::string_view text, const std::vector<std::string>& originals) {
+  // Longest first, so that "Tran Thi Lan" is one span even where "Lan" is an original too.
+  std::vector<std::size_t> by_length(originals.size());
+  std::iota(by_length.begin(), by_length.end(), 0);
+  std::stable_sort(by_length.begin(), by_length.end(), [&originals](std::size_t a, std::size_t b) {
+    return originals[a].size() > originals[b].size();
+  });
   std::vector<std::pair<VerbatimSpan, int>> replacements;
-  for (const VerbatimSpan& span : find_verbatim_spans(text)) {
-    const int number = number_of(originals, text.substr(span.begin, span.size));
-    if (number != 0) replacements.emplace_back(span, number);
+  const auto is_free = [&replacements](std::size_t begin, std::size_t end) {
+    return std::none_of(replacements.begin(), replacements.end(), [&](const auto& taken) {
+      return begin < taken.first.begin + taken.first.size && taken.first.begin < end;
+    });
+  };
+  for (const std::size_t i : by_length) {
+    const std::string& original = originals[i];
+    if (original.empty()) continue;
+    for (std::size_t at = text.find(original); at != std::string_view::npos;
+         at = text.find(original, at + 1)) {
+      const std::size_t end = at + original.size();
+      if (is_whole(text, at, end) && is_free(at, end)) {
+        replacements.push_back({VerbatimSpan{at, original.size()}, static_cast<int>(i) + 1});
+      }
+    }
   }
+  std::sort(replacements.begin(), replacements.end(),
+            [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
   return substitute(text, replacements);
 }
 

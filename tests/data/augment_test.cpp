@@ -92,15 +92,18 @@ TEST(AugmentTest, PlaceholdersReplaceWhatBothSidesShareWithOneNumberingFromADraw
                   {"Ana met Tom in 1999.", "Ana conoció a Tom en 1999."},
                   {"Call 555-0199, not Mary.", "Llama al 555-0199, no a María."},
                   {"I have cats.", "Tengo gatos."},
-                  {"It is 10:30.", "Son las diez y media."}};
-  splits.train_corpus = {0, 1, 0, 1, 0};
+                  {"It is 10:30.", "Son las diez y media."},
+                  {"Ana Kovács is here.", "Kovács, Ana, está aquí."}};
+  splits.train_corpus = {0, 1, 0, 1, 0, 1};
   CorpusOptions options;
   options.augment_placeholders = 0.999;  // every pair that has a shared span
   const AugmentReport report = augment_training_split(splits, options);
-  ASSERT_EQ(report.placeholders, 3u) << "none for a pair with no span or none the target shares";
-  ASSERT_EQ(splits.train.size(), 8u);
-  EXPECT_EQ(splits.train_corpus[6], 1u);
-  for (std::size_t i = 5; i < 8; ++i) {
+  // None for a pair with no span, with none the target shares, or with a span joined on one side
+  // ("Ana Kovács") and apart on the other.
+  ASSERT_EQ(report.placeholders, 3u);
+  ASSERT_EQ(splits.train.size(), 9u);
+  EXPECT_EQ(splits.train_corpus[7], 1u);
+  for (std::size_t i = 6; i < 9; ++i) {
     const SentencePair& pair = splits.train[i];
     // One numbering for both sides, consecutive from where it starts: ⦅k⦆ for the first
     // span, ⦅k+1⦆ for the second.
@@ -108,12 +111,12 @@ TEST(AugmentTest, PlaceholdersReplaceWhatBothSidesShareWithOneNumberingFromADraw
     ASSERT_NE(at, std::string::npos) << pair.source;
     const int k = std::stoi(pair.source.substr(at + std::string("⦅").size()));
     const auto ph = [](int n) { return "⦅" + std::to_string(n) + "⦆"; };
-    if (i == 5) {
+    if (i == 6) {
       EXPECT_EQ(pair.source, ph(k) + " has " + ph(k + 1) + " cats and " + ph(k + 2) + " has " +
                                  ph(k + 1) + ".");
       EXPECT_EQ(pair.target, ph(k) + " tiene " + ph(k + 1) + " gatos y " + ph(k + 2) +
                                  " tiene " + ph(k + 1) + ".");
-    } else if (i == 6) {
+    } else if (i == 7) {
       EXPECT_EQ(pair.source, ph(k) + " met " + ph(k + 1) + " in " + ph(k + 2) + ".");
       EXPECT_EQ(pair.target, ph(k) + " conoció a " + ph(k + 1) + " en " + ph(k + 2) + ".");
     } else {

@@ -61,9 +61,20 @@ TEST(PlaceholdersTest, ProtectsKeptSpansNumberingRepeatsOnce) {
 }
 
 TEST(PlaceholdersTest, SpansBeyondTheLastPlaceholderStayAsTheyAre) {
-  const ProtectedText result = protect_spans("1 2 3 4 5 6 7 8 9 10 11 2", keep_all);
-  EXPECT_EQ(result.text, "⦅1⦆ ⦅2⦆ ⦅3⦆ ⦅4⦆ ⦅5⦆ ⦅6⦆ ⦅7⦆ ⦅8⦆ ⦅9⦆ 10 11 ⦅2⦆");
+  const ProtectedText result = protect_spans("1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 2", keep_all);
+  EXPECT_EQ(result.text, "⦅1⦆, ⦅2⦆, ⦅3⦆, ⦅4⦆, ⦅5⦆, ⦅6⦆, ⦅7⦆, ⦅8⦆, ⦅9⦆, 10, 11, ⦅2⦆");
   EXPECT_EQ(result.originals.size(), static_cast<std::size_t>(kMaxPlaceholders));
+}
+
+TEST(PlaceholdersTest, NamesAndNumbersOneSpaceApartAreOneSpan) {
+  const ProtectedText result = protect_spans(
+      "Tran Thi Lan met Jiří Dvořák at 10:30, on flight WI 7638 to www.example.org 954 90.",
+      [](const VerbatimSpan& span, std::string_view original) {
+        return span.kind != SpanKind::kName || original != "Tran";  // joins only what is kept
+      });
+  EXPECT_EQ(result.text, "Tran ⦅1⦆ met ⦅2⦆ at ⦅3⦆, on flight ⦅4⦆ to ⦅5⦆ ⦅6⦆.");
+  EXPECT_EQ(result.originals, (std::vector<std::string>{"Thi Lan", "Jiří Dvořák", "10:30",
+                                                        "WI 7638", "www.example.org", "954 90"}));
 }
 
 TEST(PlaceholdersTest, TextWithTheUsersOwnPlaceholderIsLeftAlone) {
@@ -71,6 +82,12 @@ TEST(PlaceholdersTest, TextWithTheUsersOwnPlaceholderIsLeftAlone) {
   EXPECT_EQ(result.text, "Keep ⦅1⦆ and 42 as typed.");
   EXPECT_TRUE(result.originals.empty());
   EXPECT_EQ(restore_spans("Deja ⦅1⦆ y 42.", result), "Deja ⦅1⦆ y 42.");
+}
+
+TEST(PlaceholdersTest, AppliesTheSourcesNumbersToWholeWordsOnTheOtherSideLongestFirst) {
+  EXPECT_EQ(apply_placeholders("Tomás y Tom vieron a Lan y a Tran Thi Lan.",
+                               {"Tom", "Lan", "Tran Thi Lan"}),
+            "Tomás y ⦅1⦆ vieron a ⦅2⦆ y a ⦅3⦆.");
 }
 
 TEST(PlaceholdersTest, AppliesTheSourcesNumbersToTheOtherSide) {

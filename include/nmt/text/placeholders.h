@@ -57,15 +57,16 @@ struct ProtectedText {
   bool held_placeholders = false;      // the input held "⦅" already: nothing was protected
 };
 
-// Replaces the spans `keep` accepts by placeholders, numbered in order of first appearance; the
-// same string gets the same number; spans beyond kMaxPlaceholders distinct strings stay as they
+// Replaces the spans `keep` accepts by placeholders, numbered in order of first appearance; kept
+// names and numbers one space apart ("Tran Thi Lan", "WI 7638") are one span; the same string
+// gets the same number; spans beyond kMaxPlaceholders distinct strings stay as they
 // are. A text that holds "⦅" already is returned unchanged, with no originals, so that a user's
 // own ⦅1⦆ is never taken for a placeholder.
 ProtectedText protect_spans(std::string_view text,
                             const std::function<bool(const VerbatimSpan&, std::string_view)>& keep);
 
-// Replaces every span of text equal to one of `originals` by its placeholder: the other side of a
-// training pair, protected with the numbers its source got.
+// Replaces every whole-word occurrence in text of one of `originals` (longest first) by its
+// placeholder: the other side of a training pair, protected with the numbers its source got.
 std::string apply_placeholders(std::string_view text, const std::vector<std::string>& originals);
 
 // Puts the source's originals back in its translation. A placeholder with no original (the model
