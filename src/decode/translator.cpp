@@ -233,6 +233,30 @@ model::WeightForm decoding_form(Precision precision, const c10::Device& device) 
 
 namespace {
 
+// A step model that asks the call's StopCheck before each step.
+class StoppableStepModel final : public StepModel {
+ public:
+  StoppableStepModel(StepModel& model, const StopCheck& should_stop)
+      : model_(model), should_stop_(should_stop) {}
+  void start(const at::Tensor& source) override {
+    stop_if_asked();
+    model_.start(source);
+  }
+  at::Tensor step(const at::Tensor& last_ids) override {
+    stop_if_asked();
+    return model_.step(last_ids);
+  }
+  void keep_rows(const at::Tensor& rows) override { model_.keep_rows(rows); }
+
+ private:
+  void stop_if_asked() const {
+    if (should_stop_ && should_stop_()) throw Stopped("translation stopped before it ended");
+  }
+
+  StepModel& model_;
+  const StopCheck& should_stop_;
+};
+
 // Pieces shorter than this on average spell a word the vocabulary has not seen as one.
 constexpr double kUnfamiliarCharactersPerPiece = 1.8;
 
