@@ -5,6 +5,11 @@
 #include <unicode/unistr.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "nmt/text/placeholders.h"
+
 namespace nmt::text {
 namespace {
 
@@ -46,13 +51,22 @@ std::string to_lower(std::string_view text, const std::string& language) {
 namespace {
 
 // text with its first cased letter in title case ("¿dónde?" -> "¿Dónde?").
+// The first cased letter in title case, unless it is in a URL or an e-mail address, which keep
+// their case ("https://example.org is down." stays as it is).
 std::string capitalize_first_letter(const std::string& text) {
   const auto size = static_cast<int32_t>(text.size());
+  const std::vector<VerbatimSpan> spans = find_verbatim_spans(text);
   for (int32_t at = 0; at < size;) {
     const int32_t start = at;
     UChar32 code_point = 0;
     U8_NEXT(text.data(), at, size, code_point);
     if (code_point < 0 || !u_hasBinaryProperty(code_point, UCHAR_CASED)) continue;
+    const auto in_address = [start](const VerbatimSpan& span) {
+      return (span.kind == SpanKind::kUrl || span.kind == SpanKind::kEmail) &&
+             static_cast<std::size_t>(start) >= span.begin &&
+             static_cast<std::size_t>(start) < span.begin + span.size;
+    };
+    if (std::any_of(spans.begin(), spans.end(), in_address)) return text;
     std::string title;
     icu::UnicodeString(u_totitle(code_point)).toUTF8String(title);
     return text.substr(0, static_cast<std::size_t>(start)) + title +

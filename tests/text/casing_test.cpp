@@ -60,6 +60,12 @@ TEST(CaseAdaptTest, LowerCaseGetsItsFirstLetterAndEnglishI) {
   EXPECT_EQ(adapt_case("i see iris and xi", "en").model_input, "I see iris and xi");
   EXPECT_EQ(adapt_case("i vini", "it").model_input, "I vini");
   EXPECT_EQ(adapt_case("e i vini", "it").model_input, "E i vini");
+  // Addresses keep their case; the sentence then starts as written.
+  EXPECT_EQ(adapt_case("https://example.org is down.", "en").model_input,
+            "https://example.org is down.");
+  EXPECT_EQ(adapt_case("ana@example.org wrote.", "en").model_input, "ana@example.org wrote.");
+  EXPECT_EQ(adapt_case("\"www.example.org\" is down.", "en").model_input,
+            "\"www.example.org\" is down.");
 }
 
 TEST(CaseAdaptTest, MixedCaseAndCaselessTextStayAsWritten) {
