@@ -50,9 +50,28 @@ std::string to_lower(std::string_view text, const std::string& language) {
 
 namespace {
 
-// text with its first cased letter in title case ("¿dónde?" -> "¿Dónde?").
-// The first cased letter in title case, unless it is in a URL or an e-mail address, which keep
-// their case ("https://example.org is down." stays as it is).
+// The cased letters of a text, counted once for both is_all_caps and is_all_lower.
+struct LetterCases {
+  int capitals = 0;  // upper case and title case
+  int lower = 0;
+  bool is_valid = true;  // well-formed UTF-8
+};
+
+LetterCases count_letter_cases(std::string_view text) {
+  LetterCases cases;
+  const auto size = static_cast<int32_t>(text.size());
+  for (int32_t at = 0; at < size;) {
+    UChar32 code_point = 0;
+    U8_NEXT(text.data(), at, size, code_point);
+    if (code_point < 0) return {0, 0, false};
+    if (u_isUUppercase(code_point) || u_istitle(code_point)) ++cases.capitals;
+    if (u_isULowercase(code_point)) ++cases.lower;
+  }
+  return cases;
+}
+
+// text with its first cased letter in title case ("¿dónde?" -> "¿Dónde?"), unless that letter
+// is in a URL or an e-mail address, which keep their case ("https://example.org is down.").
 std::string capitalize_first_letter(const std::string& text) {
   const auto size = static_cast<int32_t>(text.size());
   const std::vector<VerbatimSpan> spans = find_verbatim_spans(text);
@@ -91,16 +110,8 @@ std::string capitalize_english_i(std::string text) {
 }
 
 bool is_all_lower(std::string_view text) {
-  const auto size = static_cast<int32_t>(text.size());
-  bool cased = false;
-  for (int32_t at = 0; at < size;) {
-    UChar32 code_point = 0;
-    U8_NEXT(text.data(), at, size, code_point);
-    if (code_point < 0) return false;
-    if (u_isUUppercase(code_point) || u_istitle(code_point)) return false;
-    cased = cased || u_isULowercase(code_point);
-  }
-  return cased;
+  const LetterCases cases = count_letter_cases(text);
+  return cases.is_valid && cases.capitals == 0 && cases.lower > 0;
 }
 
 std::string sentence_case(const std::string& lowered, const std::string& language) {
@@ -131,16 +142,8 @@ std::string restore_case(std::string translation,
 }
 
 bool is_all_caps(std::string_view text, int min_letters) {
-  const auto size = static_cast<int32_t>(text.size());
-  int capitals = 0;
-  for (int32_t at = 0; at < size;) {
-    UChar32 code_point = 0;
-    U8_NEXT(text.data(), at, size, code_point);
-    if (code_point < 0) return false;
-    if (u_isULowercase(code_point)) return false;
-    if (u_isUUppercase(code_point) || u_istitle(code_point)) ++capitals;
-  }
-  return capitals >= min_letters;
+  const LetterCases cases = count_letter_cases(text);
+  return cases.is_valid && cases.lower == 0 && cases.capitals >= min_letters;
 }
 
 }  // namespace nmt::text
