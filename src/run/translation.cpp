@@ -60,37 +60,24 @@ decode::Translation join_hypotheses(const text::SplitText& split,
 
 }  // namespace
 
-InputTexts::InputTexts(const std::vector<std::string>& texts, SentenceForms forms) {
-  splits_.reserve(texts.size());
-  if (forms.casing) target_language_ = forms.casing->target;
-  for (const std::string& text : texts) {
-    splits_.push_back(forms.splitter ? forms.splitter->split(text) : text::split_lines(text));
-    for (const std::string& sentence : splits_.back().sentences) {
-      if (!forms.casing) {
-        sentences_.push_back(sentence);
-        cases_.push_back(text::SourceCase::kAsWritten);
-        continue;
-      }
-      text::CaseAdapted adapted = text::adapt_case(sentence, forms.casing->source);
-      sentences_.push_back(std::move(adapted.model_input));
-      cases_.push_back(adapted.source_case);
-    }
-  }
+InputTexts::InputTexts(const std::vector<std::string>& texts, SentenceForms forms)
+    : cut_(forms.splitter,
+           forms.casing ? std::optional<text::CaseLanguages>(*forms.casing) : std::nullopt) {
+  for (const std::string& text : texts) cut_.add(text);
 }
 
 decode::TranslationReport InputTexts::join(decode::TranslationReport sentences) const {
   decode::TranslationReport texts = std::move(sentences);
   std::vector<std::vector<decode::Translation>> results = std::move(texts.results);
-  for (std::size_t i = 0; i < results.size() && i < cases_.size(); ++i) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
     for (decode::Translation& hypothesis : results[i]) {
-      hypothesis.text = text::restore_case(std::move(hypothesis.text), cases_[i], target_language_);
-      hypothesis.decoded =
-          text::restore_case(std::move(hypothesis.decoded), cases_[i], target_language_);
+      hypothesis.text = cut_.in_source_case(i, std::move(hypothesis.text));
+      hypothesis.decoded = cut_.in_source_case(i, std::move(hypothesis.decoded));
     }
   }
   texts.results.clear();
   std::size_t first = 0;
-  for (const text::SplitText& split : splits_) {
+  for (const text::SplitText& split : cut_.texts()) {
     const std::size_t count = split.sentences.size();
     const std::vector<std::vector<decode::Translation>> own(
         std::make_move_iterator(results.begin() + static_cast<std::ptrdiff_t>(first)),

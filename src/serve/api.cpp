@@ -188,16 +188,9 @@ RequestTexts split_texts(const std::vector<std::string>& texts,
                          bool split,
                          bool is_html) {
   RequestTexts request;
-  request.target_lang = model.target_lang;
-  const auto add = [&](const std::string& text) {
-    request.texts.push_back(split && model.splitter ? model.splitter->split(text)
-                                                    : text::split_lines(text));
-    for (const std::string& sentence : request.texts.back().sentences) {
-      text::CaseAdapted adapted = text::adapt_case(sentence, model.source_lang);
-      request.sentences.push_back(std::move(adapted.model_input));
-      request.cases.push_back(adapted.source_case);
-    }
-  };
+  request.cut = text::CutTexts(split ? model.splitter.get() : nullptr,
+                               text::CaseLanguages{model.source_lang, model.target_lang});
+  const auto add = [&request](const std::string& text) { request.cut.add(text); };
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!is_html) {
       add(texts[i]);
@@ -245,19 +238,18 @@ SentenceResult join_ranks(Results first, Results last, Compose&& compose) {
 
 std::vector<SentenceResult> join_texts(const RequestTexts& texts,
                                        std::vector<SentenceResult> sentences) {
-  if (sentences.size() != texts.sentences.size()) {
+  if (sentences.size() != texts.sentences().size()) {
     throw Error("serve: " + std::to_string(sentences.size()) + " results for " +
-                std::to_string(texts.sentences.size()) + " sentences");
+                std::to_string(texts.sentences().size()) + " sentences");
   }
-  for (std::size_t i = 0; i < sentences.size() && i < texts.cases.size(); ++i) {
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
     for (Hypothesis& hypothesis : sentences[i].hypotheses) {
-      hypothesis.text =
-          text::restore_case(std::move(hypothesis.text), texts.cases[i], texts.target_lang);
+      hypothesis.text = texts.cut.in_source_case(i, std::move(hypothesis.text));
     }
   }
   std::vector<SentenceResult> joined;
   auto first = sentences.begin();
-  for (const text::SplitText& text : texts.texts) {
+  for (const text::SplitText& text : texts.cut.texts()) {
     const auto last = first + static_cast<std::ptrdiff_t>(text.sentences.size());
     joined.push_back(join_ranks(first, last, [&text](const std::vector<std::string>& translations) {
       return text::join_sentences(text, translations);

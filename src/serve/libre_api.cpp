@@ -141,8 +141,8 @@ LibreRequest libre_request(const json& fields, const ServeOptions& limits, const
   }
   // Cut only after the sizes passed, so that splitting never works on more than they allow.
   request.texts = split_texts(texts, model, libre_split(fields), format == "html");
-  if (static_cast<int64_t>(request.texts.sentences.size()) > limits.max_sentences) {
-    throw limit_error(static_cast<int64_t>(request.texts.sentences.size()), limits.max_sentences);
+  if (static_cast<int64_t>(request.texts.sentences().size()) > limits.max_sentences) {
+    throw limit_error(static_cast<int64_t>(request.texts.sentences().size()), limits.max_sentences);
   }
   request.options = model.defaults;
   if (!model.target_languages.empty()) request.options.target_lang = request.target;

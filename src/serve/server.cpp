@@ -266,7 +266,7 @@ void Server::Impl::translate_libre(const http::Request& req, http::Response& res
     const json fields = request_fields(parts_of(req), Api::kLibre, options);
     check_api_key(api_key, fields, req.header("Authorization"), Api::kLibre);
     const LibreRequest request = libre_request(fields, options, loaded.info);
-    auto results = translate(loaded, {request.texts.sentences, request.options, false, {}, {}}, req);
+    auto results = translate(loaded, {request.texts.sentences(), request.options, false, {}, {}}, req);
     reply(res, 200,
           libre_answer(request, join_texts(request.texts, std::move(results)), loaded.info));
   } catch (const ApiError& error) {
@@ -282,7 +282,7 @@ void Server::Impl::translate_v1(const http::Request& req, http::Response& res) {
     check_api_key(api_key, fields, req.header("Authorization"), Api::kV1);
     const V1Request request = v1_request(fields, options, loaded.info);
     auto results = translate(
-        loaded, {request.texts.sentences, request.options, request.wants_attention, {}, {}}, req);
+        loaded, {request.texts.sentences(), request.options, request.wants_attention, {}, {}}, req);
     reply(res, 200, v1_answer(request, join_texts(request.texts, std::move(results)), loaded.info));
   } catch (const ApiError& error) {
     reply_error(res, error);

@@ -167,7 +167,7 @@ V1Request v1_request(const json& fields, const ServeOptions& limits, const Model
   }
   request.texts =
       split_texts(v1_texts(fields, limits), model, flag(fields, "split", true), is_html);
-  check_sentence_count(request.texts.sentences.size(), limits);
+  check_sentence_count(request.texts.sentences().size(), limits);
   decode::SearchOptions& options = request.options;
   options = defaults;
   options.strategy = strategy_of(fields, defaults.strategy);

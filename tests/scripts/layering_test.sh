@@ -23,7 +23,7 @@ check "$copy" 2> "$scratch/found.txt" || status=$?
 [[ $status -eq 1 ]] || fail "planted includes: exit $status, expected 1"
 cat > "$scratch/expected.txt" <<'LINES'
 include/nmt/io.h:2: nmt includes nmt/text/vocab.h (nmt may include: no other folder)
-include/nmt/serve/api.h:2: serve includes nmt/decode/translator.h (serve may include: decode/options.h text/casing.h text/html_text.h text/sentence_splitter.h viz)
+include/nmt/serve/api.h:2: serve includes nmt/decode/translator.h (serve may include: decode/options.h text/casing.h text/cut_texts.h text/html_text.h text/sentence_splitter.h viz)
 src/model/options.cpp:2: model includes nmt/run/config.h (model may include: text)
 src/text/vocab.cpp:2: text includes decode/beam_search.h (text may include: no other folder)
 LINES

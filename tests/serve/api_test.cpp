@@ -35,7 +35,7 @@ std::vector<SentenceResult> results_of(const std::vector<std::string>& lines, in
 
 // What the fake model answers for each text of a request.
 std::vector<SentenceResult> results_of(const RequestTexts& texts, int n_best = 1) {
-  return join_texts(texts, results_of(texts.sentences, n_best));
+  return join_texts(texts, results_of(texts.sentences(), n_best));
 }
 
 TEST(RequestFieldsTest, JsonBodiesAndFormsGiveTheSameFields) {
@@ -213,7 +213,7 @@ TEST(LibreRequestTest, TextsAreTranslatedSentenceBySentenceAndJoinedBack) {
   const LibreRequest request = libre_request(
       {{"q", {"Hello.\r\nBye. Mr. Li is here!  ", "One"}}, {"source", "en"}, {"target", "es"}}, {},
       testing::en_es_model());
-  EXPECT_EQ(request.texts.sentences,
+  EXPECT_EQ(request.texts.sentences(),
             (std::vector<std::string>{"Hello.", "Bye.", "Mr. Li is here!", "One"}));
   EXPECT_TRUE(request.is_list);
   EXPECT_EQ(dump(libre_answer(request, results_of(request.texts), testing::en_es_model())),
@@ -225,7 +225,7 @@ TEST(LibreRequestTest, SplitFalseCutsAtLineBreaksAlone) {
     const LibreRequest request = libre_request(
         {{"q", "Hello. Bye.\nOne"}, {"source", "en"}, {"target", "es"}, {"split", split}}, {},
         testing::en_es_model());
-    EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"Hello. Bye.", "One"}));
+    EXPECT_EQ(request.texts.sentences(), (std::vector<std::string>{"Hello. Bye.", "One"}));
   }
   EXPECT_EQ(libre_refusal({{"q", "a"}, {"source", "en"}, {"target", "es"}, {"split", "no"}}),
             "400 Invalid request: split parameter must be true or false");
@@ -239,7 +239,7 @@ TEST(LibreRequestTest, HtmlTranslatesTextNodesSentenceBySentenceAndKeepsTheMarku
        {"format", "html"},
        {"alternatives", 1}},
       {}, testing::en_es_model());
-  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"Hi.", "Bye.", "Yes", "One"}));
+  EXPECT_EQ(request.texts.sentences(), (std::vector<std::string>{"Hi.", "Bye.", "Yes", "One"}));
   EXPECT_EQ(dump(libre_answer(request, results_of(request.texts, 2), testing::en_es_model())),
             R"({"alternatives":[["<p class=\"a\">HI. #2 BYE. #2</p><code>x = 1</code> )"
             R"(<b>YES #2</b>"],["<i>ONE #2</i>"]],"translatedText":["<p class=\"a\">HI. BYE.)"
@@ -255,7 +255,7 @@ TEST(LibreRequestTest, HtmlTranslatesTextNodesSentenceBySentenceAndKeepsTheMarku
 TEST(RequestTextsTest, CapitalsAndLowerCaseAreQueuedInSentenceCaseAndCapitalsAnswered) {
   const RequestTexts texts =
       split_texts({"WHERE IS TOM? i am here. Fine."}, testing::en_es_model(), true, false);
-  EXPECT_EQ(texts.sentences, (std::vector<std::string>{"Where is tom?", "I am here.", "Fine."}));
+  EXPECT_EQ(texts.sentences(), (std::vector<std::string>{"Where is tom?", "I am here.", "Fine."}));
   std::vector<SentenceResult> results(3);
   results[0].hypotheses = {{"¿Dónde está tom?", -1.0f}};
   results[1].hypotheses = {{"Estoy aquí.", -1.0f}};
@@ -268,7 +268,7 @@ TEST(RequestTextsTest, CapitalsAndLowerCaseAreQueuedInSentenceCaseAndCapitalsAns
 TEST(LibreRequestTest, ATextWithoutASentenceComesBackAsItWas) {
   const LibreRequest request = libre_request(
       {{"q", {" \n", "Hi."}}, {"source", "en"}, {"target", "es"}}, {}, testing::en_es_model());
-  EXPECT_EQ(request.texts.sentences, std::vector<std::string>{"Hi."});
+  EXPECT_EQ(request.texts.sentences(), std::vector<std::string>{"Hi."});
   EXPECT_EQ(dump(libre_answer(request, results_of(request.texts), testing::en_es_model())),
             R"({"translatedText":[" \n","HI."]})");
 }
@@ -315,7 +315,7 @@ TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
                       "scores": true, "attention": true, "seed": 7})"),
       {}, defaults);
   // Sentences in lower case are queued in sentence case.
-  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(request.texts.sentences(), (std::vector<std::string>{"A", "B"}));
   EXPECT_EQ(request.options.strategy, decode::Strategy::kBeam);
   EXPECT_EQ(request.options.beam_size, 4);
   EXPECT_EQ(request.options.n_best, 3);
@@ -325,7 +325,7 @@ TEST(V1RequestTest, ReadsDecodingOptionsOverTheDefaults) {
       << "the server's, not the request's";
   EXPECT_TRUE(request.wants_scores);
   EXPECT_TRUE(request.wants_attention);
-  EXPECT_EQ(v1_request({{"q", "One"}}, {}, defaults).texts.sentences,
+  EXPECT_EQ(v1_request({{"q", "One"}}, {}, defaults).texts.sentences(),
             (std::vector<std::string>{"One"}));
 }
 
@@ -428,7 +428,7 @@ TEST(V1AnswerTest, CarriesHypothesesScoresAttentionModelAndOptions) {
       v1_request(json::parse(R"({"q": ["a", "b"], "strategy": "beam", "n_best": 2, "scores": true,
                       "attention": true})"),
                  {}, {});
-  std::vector<SentenceResult> results = results_of(request.texts.sentences, 2);
+  std::vector<SentenceResult> results = results_of(request.texts.sentences(), 2);
   results[0].attention = testing::tiny_picture("a");
   const json answer = v1_answer(request, join_texts(request.texts, results), model);
   EXPECT_EQ(answer["translations"][0]["text"], "A");
@@ -453,13 +453,13 @@ TEST(V1RequestTest, TextsAreCutIntoSentencesUnlessSplitIsFalse) {
   const ModelInfo model = testing::en_es_model();
   const V1Request request = v1_request(
       json::parse(R"({"q": ["Hi. Bye.", "Yes"], "n_best": 2, "scores": true})"), {}, model);
-  EXPECT_EQ(request.texts.sentences, (std::vector<std::string>{"Hi.", "Bye.", "Yes"}));
+  EXPECT_EQ(request.texts.sentences(), (std::vector<std::string>{"Hi.", "Bye.", "Yes"}));
   const json answer = v1_answer(request, results_of(request.texts, 2), model);
   EXPECT_EQ(answer["translations"][0]["hypotheses"],
             json::parse(R"([{"text": "HI. BYE.", "score": -2.0},
                             {"text": "HI. #2 BYE. #2", "score": -4.0}])"));
   EXPECT_EQ(
-      v1_request(json::parse(R"({"q": "Hi. Bye.", "split": false})"), {}, model).texts.sentences,
+      v1_request(json::parse(R"({"q": "Hi. Bye.", "split": false})"), {}, model).texts.sentences(),
       std::vector<std::string>{"Hi. Bye."});
   ServeOptions limits;
   limits.max_sentences = 2;
@@ -477,7 +477,7 @@ TEST(V1RequestTest, HtmlIsTranslatedInItsMarkup) {
   const ModelInfo model = testing::en_es_model();
   const V1Request request = v1_request(
       json{{"q", "<p>Hi &amp; bye.</p><script>x</script>"}, {"format", "html"}}, {}, model);
-  EXPECT_EQ(request.texts.sentences, std::vector<std::string>{"Hi & bye."});
+  EXPECT_EQ(request.texts.sentences(), std::vector<std::string>{"Hi & bye."});
   EXPECT_EQ(v1_answer(request, results_of(request.texts), model)["translations"][0]["text"],
             "<p>HI &amp; BYE.</p><script>x</script>");
   EXPECT_EQ(refusal([&] {

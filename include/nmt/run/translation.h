@@ -17,6 +17,7 @@
 #include "nmt/decode/translator.h"
 #include "nmt/run/open_run.h"
 #include "nmt/text/casing.h"
+#include "nmt/text/cut_texts.h"
 #include "nmt/text/html_text.h"
 #include "nmt/text/sentence_splitter.h"
 
@@ -46,17 +47,14 @@ class InputTexts {
  public:
   InputTexts(const std::vector<std::string>& texts, SentenceForms forms);
   // Every text's sentences, in order, as the model reads them.
-  const std::vector<std::string>& sentences() const { return sentences_; }
+  const std::vector<std::string>& sentences() const { return cut_.sentences(); }
   // One result per text from one per sentence: hypothesis k of a text joins hypothesis k of each
   // of its sentences (a sentence's last when it has fewer; each in its source's casing) with the
   // text's gaps and sums their scores; a text without a sentence is its whitespace, unscored.
   decode::TranslationReport join(decode::TranslationReport sentences) const;
 
  private:
-  std::vector<text::SplitText> splits_;
-  std::vector<std::string> sentences_;
-  std::vector<text::SourceCase> cases_;  // per sentence
-  std::string target_language_;          // the casing's
+  text::CutTexts cut_;
 };
 
 // The run's splitter (its data.source_lang's rules), or null when split_sentences is off.

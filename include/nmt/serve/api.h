@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "nmt/serve/batcher.h"
 #include "nmt/serve/options.h"
 #include "nmt/text/casing.h"
+#include "nmt/text/cut_texts.h"
 #include "nmt/text/html_text.h"
 #include "nmt/text/sentence_splitter.h"
 
@@ -57,11 +59,11 @@ struct ModelInfo {
 // A request's texts cut into the sentences the batcher queues. In HTML (format "html") each text
 // is a fragment or document, and the texts cut into sentences are its text nodes'.
 struct RequestTexts {
-  std::vector<text::SplitText> texts;  // the texts cut (HTML: every document's text nodes)
-  std::vector<std::string> sentences;  // every text's, in order, as the model reads them
-  std::vector<text::SourceCase> cases;  // per sentence: how it was written (text::adapt_case)
-  std::string target_lang;              // the rules that put translations back in capitals
+  // The texts cut (HTML: every document's text nodes) and their sentences as the model reads them.
+  text::CutTexts cut{nullptr, std::nullopt};
   std::vector<std::shared_ptr<const text::HtmlText>> documents;  // HTML: one per request text
+
+  const std::vector<std::string>& sentences() const { return cut.sentences(); }
 };
 
 // Cuts texts into sentences with model.splitter when `split` and the model has one (the requests'
