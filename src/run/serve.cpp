@@ -115,6 +115,12 @@ void serve(const ServeRequest& request, const ConfigOverrides& overrides) {
   const int port = server.start();
   const std::string url = "http://" + config.serve.host + ":" + std::to_string(port) + "/";
   spdlog::info("listening on {} (loading {})", url, run_dir.path());
+  if (server.max_connections() < config.serve.max_connections) {
+    spdlog::warn(
+        "serve.max_connections {} lowered to {}: the open-file limit leaves no more sockets "
+        "(raise the hard limit, ulimit -Hn)",
+        config.serve.max_connections, server.max_connections());
+  }
   if (config.data.source_lang.empty() || config.data.target_lang.empty()) {
     spdlog::warn(
         "the run records no language codes (data.source_lang, data.target_lang): /translate "

@@ -9,14 +9,30 @@
 namespace nmt::serve::http {
 namespace {
 
+// Files the process keeps open beside its connections: the listening socket, the model's and
+// the logs' files, LibTorch's and the thread pools' descriptors.
+constexpr int64_t kFilesBesideConnections = 64;
+
 // Enough open files for max_connections sockets: the soft limit is often 1024 where the hard one
-// allows far more.
-void raise_open_file_limit() {
+// allows far more. Returns the soft limit now, RLIM_INFINITY when unknown.
+rlim_t raise_open_file_limit() {
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return RLIM_INFINITY;
+  if (limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) getrlimit(RLIMIT_NOFILE, &limit);
   }
+  return limit.rlim_cur;
+}
+
+// limits with max_connections lowered to what the open-file limit leaves for sockets: a server
+// past it would fail to accept (EMFILE) instead of closing an idle connection for the new one.
+Limits fit_to_open_files(Limits limits) {
+  const rlim_t files = raise_open_file_limit();
+  if (files == RLIM_INFINITY) return limits;
+  const int64_t room = std::max<int64_t>(1, static_cast<int64_t>(files) - kFilesBesideConnections);
+  limits.max_connections = std::min(limits.max_connections, room);
+  return limits;
 }
 
 }  // namespace
@@ -131,7 +147,9 @@ void ServerState::close_waiting_sessions() {
 }
 
 HttpServer::HttpServer(const Limits& limits, RefusalWriter refusal_writer)
-    : state_(std::make_unique<ServerState>(limits, std::move(refusal_writer))) {}
+    : state_(std::make_unique<ServerState>(fit_to_open_files(limits), std::move(refusal_writer))) {}
+
+int64_t HttpServer::max_connections() const { return state_->limits.max_connections; }
 
 HttpServer::~HttpServer() {
   stop();
@@ -163,7 +181,6 @@ int HttpServer::listen(const std::string& host, int port) {
     throw Error("serve: cannot listen on " + address + ": " + error.code().message() +
                 " (--port 0 picks a free port)");
   }
-  raise_open_file_limit();
   state.accept();
   state.network = std::thread([&state] { state.io.run(); });
   return state.acceptor.local_endpoint().port();

@@ -96,6 +96,8 @@ struct ServerState;
 
 class HttpServer {
  public:
+  // Raises the open-file limit to its hard limit, and lowers limits.max_connections to what that
+  // leaves for sockets (max_connections()).
   HttpServer(const Limits& limits, RefusalWriter refusal_writer);
   ~HttpServer();  // stop(), wait()
   HttpServer(const HttpServer&) = delete;
@@ -108,6 +110,9 @@ class HttpServer {
   void set_default_headers(Fields headers);
   // Before listen(): called on the network thread once each answer is written (must not wait).
   void set_access_logger(AccessLogger logger);
+  // The connections open at most: Limits::max_connections, or fewer where the open-file limit
+  // leaves fewer sockets.
+  int64_t max_connections() const;
 
   // Binds host:port (0: any free port) and serves from a thread of its own; returns the port.
   // Throws nmt::Error naming the address when it cannot bind.

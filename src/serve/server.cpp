@@ -325,6 +325,8 @@ int Server::start() {
   return impl_->http_server.listen(impl_->options.host, static_cast<int>(impl_->options.port));
 }
 
+int64_t Server::max_connections() const { return impl_->http_server.max_connections(); }
+
 void Server::set_model(const ModelInfo& model, TranslateFn translate) {
   if (impl_->model_owner) throw Error("serve: the model is already set");
   auto loaded = std::make_unique<Impl::Model>();

@@ -4,7 +4,11 @@
 #include "nmt/serve/server.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -225,6 +229,31 @@ TEST_F(ServerTest, ApiKeysAreCheckedAsEachApiExpects) {
   for (const char* open : {"/", "/health", "/metrics", "/languages"}) {
     EXPECT_EQ(loopback(port_).Get(open)->status, 200) << open;
   }
+}
+
+// A server past its open-file limit fails to accept (EMFILE) instead of closing an idle connection
+// for the new one: serve.max_connections is lowered to what the limit leaves for sockets. In a
+// child process, whose lowered hard limit cannot be raised again.
+TEST(ServerLimitsTest, MaxConnectionsIsFittedToTheOpenFileLimit) {
+  const auto fitted_under = [](rlim_t files) {
+    const pid_t child = fork();
+    if (child == 0) {
+      const rlimit limit{files, files};
+      if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(255);
+      ServeOptions options;
+      options.max_connections = 512;
+      const Server server(options, "", [](const std::string&) {});
+      _exit(static_cast<int>(std::min<int64_t>(server.max_connections(), 254)));
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(fitted_under(200), 200 - 64);
+  EXPECT_EQ(fitted_under(64), 1);
+  ServeOptions options;
+  options.max_connections = 3;
+  EXPECT_EQ(Server(options, "", [](const std::string&) {}).max_connections(), 3);
 }
 
 TEST_F(ServerTest, AFullQueueIs503WithRetryAfter) {

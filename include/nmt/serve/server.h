@@ -48,6 +48,9 @@ class Server {
   // bind.
   int start();
 
+  // serve.max_connections, or fewer where the process's open-file limit leaves fewer sockets.
+  int64_t max_connections() const;
+
   // The model from now on (once): its description and the function that translates a batch.
   void set_model(const ModelInfo& model, TranslateFn translate);
 
