@@ -23,9 +23,11 @@ bool is_json_content(const std::string& content_type) {
                                         mime.compare(mime.size() - 5, 5, "+json") == 0);
 }
 
-ApiError too_deep() {
-  return ApiError(400, "Failed to decode JSON object: nested deeper than " +
-                           std::to_string(kMaxJsonDepth) + " levels");
+// field: the top-level field whose value is too deep ("" when the body itself is).
+ApiError too_deep(const std::string& field) {
+  return ApiError(400, "Failed to decode JSON object: " +
+                           (field.empty() ? "" : check::shorten(field) + ": ") +
+                           "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
 }
 
 // Reads a body without ever holding a value nested deeper than kMaxJsonDepth: nlohmann's parser
@@ -33,10 +35,13 @@ ApiError too_deep() {
 // would be too deep, so the part built so far (destroyed on the way out) is shallow too.
 json parse_object(const std::string& body, std::size_t max_bytes) {
   if (body.size() > max_bytes) throw ApiError(413, body_too_large(max_bytes));
-  const json::parser_callback_t within_depth = [](int depth, json::parse_event_t event, json&) {
+  std::string field;  // the top-level field being read
+  const json::parser_callback_t within_depth = [&field](int depth, json::parse_event_t event,
+                                                        json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1) field = parsed.get<std::string>();
     const bool opens =
         event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
-    if (opens && depth >= kMaxJsonDepth) throw too_deep();
+    if (opens && depth >= kMaxJsonDepth) throw too_deep(field);
     return true;
   };
   json value;

@@ -40,12 +40,12 @@ std::vector<nmt::serve::SentenceResult> check_texts(const nmt::serve::RequestTex
                                                     const nmt::serve::ServeOptions& limits,
                                                     int64_t n_best) {
   std::size_t sentences = 0;
-  for (const auto& text : texts.texts) sentences += text.sentences.size();
-  NMT_FUZZ_CHECK(sentences == texts.sentences.size(), "the texts' sentences add up");
-  NMT_FUZZ_CHECK(texts.cases.size() == sentences, "a case per sentence");
+  for (const auto& text : texts.cut.texts()) sentences += text.sentences.size();
+  NMT_FUZZ_CHECK(sentences == texts.sentences().size(), "the texts' sentences add up");
   NMT_FUZZ_CHECK(static_cast<int64_t>(sentences) <= limits.max_sentences, "within max_sentences");
-  auto results = nmt::serve::join_texts(texts, echo(texts.sentences, n_best));
-  const std::size_t inputs = texts.documents.empty() ? texts.texts.size() : texts.documents.size();
+  auto results = nmt::serve::join_texts(texts, echo(texts.sentences(), n_best));
+  const std::size_t inputs =
+      texts.documents.empty() ? texts.cut.texts().size() : texts.documents.size();
   NMT_FUZZ_CHECK(results.size() == inputs, "one result per text");
   return results;
 }
@@ -117,7 +117,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       NMT_FUZZ_CHECK(false, "a body nested 100,000 levels deep is refused");
     } catch (const ApiError& error) {
       NMT_FUZZ_CHECK(
-          std::string(error.what()) == "Failed to decode JSON object: nested deeper than 32 levels",
+          std::string(error.what()) ==
+              "Failed to decode JSON object: beam_size: nested deeper than 32 levels",
           "it is refused for its depth");
     }
   }
