@@ -2,13 +2,14 @@
 """Clients that leave `nmt serve` with costly requests, and an ordinary request sent after them.
 
 Issue 66's probe: CLIENTS connections each send POST /v1/translate with 64 texts of about 2,500
-characters (the run's test sources joined, "split": false, beam 16) and close at once; HOLD seconds
-later one ordinary request ("I am hungry.") is sent and timed. The server's CPU seconds over the
+characters (the run's test sources joined, "split": false, beam 16) and close LINGER seconds later,
+when a batch of theirs is with the decoder; HOLD seconds after that one ordinary request ("I am
+hungry.") is sent and timed. The server's CPU seconds over the
 WINDOW seconds after the clients left show whether their work went on. Each binary given with
 --nmt is run ROUNDS times, the binaries alternating, each round on a fresh server.
 
     scripts/probe-serve-left.py RUN --nmt BEFORE --nmt AFTER [--out DIR] [--clients 20]
-        [--rounds 2] [--hold 0.5] [--window 10]
+        [--rounds 2] [--linger 0.5] [--hold 0.5] [--window 10]
 
 Writes DIR (default data/benchmarks/serve-left-<date>/): command.txt, machine.txt (date, CPU and
 its ISA flags, commit, each binary's --version), results.json and results.md. Python's standard
@@ -89,11 +90,12 @@ def costly_body(sentences):
                        "beam_size": 16}).encode()
 
 
-def send_and_leave(port, body):
+def send_and_leave(port, body, linger):
     connection = socket.create_connection(("127.0.0.1", port))
     connection.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: probe\r\n"
                        b"Content-Type: application/json\r\nContent-Length: "
                        + str(len(body)).encode() + b"\r\n\r\n" + body)
+    time.sleep(linger)
     connection.close()
 
 
@@ -101,7 +103,7 @@ def one_round(nmt, run, body, args, log_path):
     server, port = start_server(nmt, run, log_path)
     try:
         before = cpu_seconds(server.pid)
-        leaving = [threading.Thread(target=send_and_leave, args=(port, body))
+        leaving = [threading.Thread(target=send_and_leave, args=(port, body, args.linger))
                    for _ in range(args.clients)]
         for thread in leaving:
             thread.start()
@@ -132,6 +134,7 @@ def main():
     parser.add_argument("--out", default=f"data/benchmarks/serve-left-{datetime.date.today()}")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--linger", type=float, default=0.5)
     parser.add_argument("--hold", type=float, default=0.5)
     parser.add_argument("--window", type=float, default=10.0)
     args = parser.parse_args()
@@ -151,7 +154,8 @@ def main():
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     window = f"server_cpu_seconds_in_{args.window:g}s"
     lines = [f"{args.clients} clients each sent 64 texts of about 2,500 characters (beam 16, "
-             f"split off) and closed; {args.hold:g} s later one ordinary request was sent.", "",
+             f"split off) and closed {args.linger:g} s later; {args.hold:g} s after that one "
+             f"ordinary request was sent.", "",
              f"| nmt | round | ordinary request: status | seconds | server CPU seconds in the "
              f"{args.window:g} s after the clients left |", "| --- | ---: | ---: | ---: | ---: |"]
     lines += [f"| {r['nmt']} | {r['round']} | {r['status']} | {r['ordinary_seconds']} | "
