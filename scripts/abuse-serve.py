@@ -20,14 +20,15 @@ import http.client
 import json
 import os
 import pathlib
-import re
 import resource
 import select
 import socket
-import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_process import machine_text, start_server  # noqa: E402
 
 SLOW_HEAD = b"POST /v1/translate HTTP/1.1\r\nHost: abuse\r\nContent-Type: application/json\r\n"
 
@@ -185,47 +186,6 @@ class Attackers:
         return sum(s is not None for s in self.idle + self.slow)
 
 
-def machine_text(nmt):
-    flags = ""
-    model = ""
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name") and not model:
-            model = line.split(":", 1)[1].strip()
-        if line.startswith("flags") and not flags:
-            names = line.split(":", 1)[1].split()
-            flags = " ".join(f for f in names if re.match(r"(avx|amx|fma|sse4)", f))
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout
-    version = subprocess.run([nmt, "--version"], capture_output=True, text=True).stdout
-    return (f"date: {datetime.datetime.utcnow():%Y-%m-%dT%H:%M:%SZ}\n"
-            f"commit: {commit.strip() or 'unknown'}\n"
-            f"host: {' '.join(os.uname()[i] for i in (0, 2, 4))}\n"
-            f"cpu: {os.cpu_count()} cores, {model}\nisa flags: {flags}\n"
-            f"open files limit: {resource.getrlimit(resource.RLIMIT_NOFILE)}\n"
-            f"nmt: {nmt}\n{version}")
-
-
-def start_server(nmt, run, flags, log_path):
-    log = open(log_path, "w")
-    server = subprocess.Popen([nmt, "serve", "--model", run, "--port", "0", *flags],
-                              stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(1200):
-        found = re.search(r"listening on http://[^:]*:(\d+)/", open(log_path).read())
-        if found:
-            port = int(found.group(1))
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                connection.request("GET", "/health")
-                if connection.getresponse().status == 200:
-                    return server, port
-            except (OSError, http.client.HTTPException):
-                pass
-        if server.poll() is not None:
-            sys.exit(f"abuse-serve: the server exited; see {log_path}")
-        time.sleep(0.1)
-    server.kill()
-    sys.exit("abuse-serve: the server was not ready after 120 s")
-
-
 def peak_memory_mib(pid):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmHWM:"):
@@ -271,12 +231,13 @@ def main():
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text("scripts/abuse-serve.py " + " ".join(sys.argv[1:]) + "\n")
-    (out / "machine.txt").write_text(machine_text(args.nmt))
+    (out / "machine.txt").write_text(machine_text([args.nmt]))
     source = pathlib.Path(args.sentences or pathlib.Path(args.run) / "test.tsv")
     if not source.is_file():
         sys.exit(f"abuse-serve: {source} not found; name a file of sentences with --sentences")
     sentences = [line.rstrip("\n").split("\t")[0] for line in open(source)][:2000]
-    server, port = start_server(args.nmt, args.run, args.serve_flag, out / "server.log")
+    server, port = start_server(args.nmt, args.run, args.serve_flag, out / "server.log",
+                                 "abuse-serve")
     try:
         results = {"alone": NormalClients(port, sentences, args.clients).run(args.seconds)}
         print("alone:", json.dumps(results["alone"]), flush=True)

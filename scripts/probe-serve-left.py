@@ -22,54 +22,15 @@ import itertools
 import json
 import os
 import pathlib
-import re
 import socket
-import subprocess
 import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_process import machine_text, start_server  # noqa: E402
+
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def machine_text(binaries):
-    flags, model = "", ""
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name") and not model:
-            model = line.split(":", 1)[1].strip()
-        if line.startswith("flags") and not flags:
-            names = line.split(":", 1)[1].split()
-            flags = " ".join(f for f in names if re.match(r"(avx|amx|fma|sse4)", f))
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout
-    text = (f"date: {datetime.datetime.utcnow():%Y-%m-%dT%H:%M:%SZ}\n"
-            f"commit: {commit.strip() or 'unknown'}\n"
-            f"cpu: {os.cpu_count()} cores, {model}\nisa flags: {flags}\n")
-    for nmt in binaries:
-        version = subprocess.run([nmt, "--version"], capture_output=True, text=True).stdout
-        text += f"nmt: {nmt}\n" + "".join("    " + line + "\n" for line in version.splitlines())
-    return text
-
-
-def start_server(nmt, run, log_path):
-    log = open(log_path, "w")
-    server = subprocess.Popen([nmt, "serve", "--model", run, "--port", "0"],
-                              stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(1200):
-        found = re.search(r"listening on http://[^:]*:(\d+)/", open(log_path).read())
-        if found:
-            port = int(found.group(1))
-            try:  # ready once the model has loaded
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                connection.request("GET", "/health")
-                if connection.getresponse().status == 200:
-                    return server, port
-            except (OSError, http.client.HTTPException):
-                pass
-        if server.poll() is not None:
-            sys.exit(f"probe-serve-left: the server exited; see {log_path}")
-        time.sleep(0.1)
-    server.kill()
-    sys.exit("probe-serve-left: the server was not ready after 120 s")
 
 
 def cpu_seconds(pid):
@@ -100,7 +61,7 @@ def send_and_leave(port, body, linger):
 
 
 def one_round(nmt, run, body, args, log_path):
-    server, port = start_server(nmt, run, log_path)
+    server, port = start_server(nmt, run, [], log_path, "probe-serve-left")
     try:
         before = cpu_seconds(server.pid)
         leaving = [threading.Thread(target=send_and_leave, args=(port, body, args.linger))
