@@ -50,11 +50,8 @@ package=$scratch/$name.argosmodel
 
 echo "$command_line" > "$out/command.txt"
 {
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)"
+  (cd "$root" && scripts/machine-header.sh)
   echo "host: $(uname -srm)"
-  echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-  echo "isa flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx|amx|fma)' | tr '\n' ' ')"
   echo "nmt: $("$nmt" --version | head -2 | tr '\n' ' ')"
   echo "transformers: $("$hf_python" -c 'import transformers, torch; print(transformers.__version__, "torch", torch.__version__)')"
   echo "argostranslate: $("$argos_python" -c 'import importlib.metadata as m; print(m.version("argos-translate-lt"), "ctranslate2", m.version("ctranslate2"))')"
