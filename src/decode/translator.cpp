@@ -6,6 +6,7 @@
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "nmt/decode/ensemble_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
 #include "nmt/error.h"
+#include "nmt/text/casing.h"
 #include "nmt/text/marian_tokenizer.h"
 #include "nmt/text/placeholders.h"
 #include "nmt/text/vocab.h"
@@ -260,12 +262,9 @@ class StoppableStepModel final : public StepModel {
 // Pieces shorter than this on average spell a word the vocabulary has not seen as one.
 constexpr double kUnfamiliarCharactersPerPiece = 1.8;
 
-// A capitalised word that the source vocabulary has no character for (byte pieces) or spells in
-// two or more short pieces ("Brno", "Lan"): a name the model has not learnt, copied best as a
-// placeholder. Names it has learnt ("Japan", one piece, "Japón" in Spanish) are left to it. On
-// 150 sentences of our own making, two pieces rather than three took the names kept from 35 to 36
-// of 42 and codes such as "WI 7638" from 27 to 30 of 30 (docs/real-text.md#numbers-and-names).
-bool is_unfamiliar_name(const text::Tokenizer& source, std::string_view word) {
+// The source vocabulary has no character of word (byte pieces) or spells it in two or more
+// short pieces: a spelling it has not learnt as a word.
+bool is_spelled_in_pieces(const text::Tokenizer& source, std::string_view word) {
   const std::vector<int64_t> ids = source.encode(word);
   for (const std::string& piece : source.pieces(ids)) {
     if (piece.rfind("<0x", 0) == 0) return true;
@@ -276,6 +275,17 @@ bool is_unfamiliar_name(const text::Tokenizer& source, std::string_view word) {
          characters < kUnfamiliarCharactersPerPiece * static_cast<double>(ids.size());
 }
 
+// A capitalised word whose spelling the source vocabulary has not learnt ("Brno", "Zbigniew"): a
+// name the model does not know, copied best as a placeholder. Names it has learnt ("Japan", one
+// piece, "Japón" in Spanish) are left to the model, and so is a sentence's first word that it
+// knows in lower case ("My", "If", "Is": "▁M" "y", but "▁my"). On 150 sentences of our own
+// making, two pieces rather than three took the names kept from 35 to 36 of 42 and codes such as
+// "WI 7638" from 27 to 30 of 30 (docs/real-text.md#numbers-and-names).
+bool is_unfamiliar_name(const text::Tokenizer& source, std::string_view word, bool starts_sentence) {
+  return is_spelled_in_pieces(source, word) &&
+         (!starts_sentence || is_spelled_in_pieces(source, text::to_lower(word, "")));
+}
+
 }  // namespace
 
 TranslationReport Translator::translate_cleaned(const std::vector<std::string>& cleaned,
@@ -283,12 +293,18 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
                                                 const StopCheck& should_stop) {
   if (!placeholders_) return decode_cleaned(cleaned, options, should_stop);
   const text::Tokenizer& source = *tokenizers_.source;
-  const auto keep = [&source](const text::VerbatimSpan& span, std::string_view original) {
-    return span.kind != text::SpanKind::kName || is_unfamiliar_name(source, original);
-  };
   std::vector<text::ProtectedText> sentences;
   std::vector<std::string> inputs;
   for (const std::string& sentence : cleaned) {
+    // Before the first letter or digit only spaces and punctuation: "¿Is", "\"My".
+    const std::size_t first = static_cast<std::size_t>(
+        std::find_if(sentence.begin(), sentence.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c < 0; }) -
+        sentence.begin());
+    const auto keep = [&source, first](const text::VerbatimSpan& span, std::string_view original) {
+      return span.kind != text::SpanKind::kName ||
+             is_unfamiliar_name(source, original, span.begin <= first);
+    };
     sentences.push_back(text::protect_spans(sentence, keep));
     inputs.push_back(sentences.back().text);
   }
