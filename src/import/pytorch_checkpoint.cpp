@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "mapped_file.h"
 #include "nmt/error.h"
+#include "nmt/mapped_file.h"
 #include "pickle_reader.h"
 #include "pytorch_pickle.h"
 #include "safetensors_format.h"
@@ -275,8 +275,8 @@ TensorInfo locate(const PickledTensor& tensor,
 
 }  // namespace
 
-// The mapping of an opened file (mapped_file.h), under the name the header declares.
-class PytorchCheckpoint::Mapping : public detail::MappedFile {
+// The mapping of an opened file (nmt/mapped_file.h), under the name the header declares.
+class PytorchCheckpoint::Mapping : public MappedFile {
  public:
   using MappedFile::MappedFile;
 };

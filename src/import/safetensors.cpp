@@ -10,7 +10,7 @@
 #include <tuple>
 #include <utility>
 
-#include "mapped_file.h"
+#include "nmt/mapped_file.h"
 #include "refusal.h"
 #include "safetensors_format.h"
 
@@ -264,8 +264,8 @@ void check_layout(const std::vector<TensorInfo>& tensors,
 
 }  // namespace
 
-// The mapping of an opened file (mapped_file.h), under the name the header declares.
-class SafetensorsFile::Mapping : public detail::MappedFile {
+// The mapping of an opened file (nmt/mapped_file.h), under the name the header declares.
+class SafetensorsFile::Mapping : public MappedFile {
  public:
   using MappedFile::MappedFile;
 };

@@ -1,12 +1,12 @@
-// A whole file mapped read-only into memory, for the Torch-free readers of model files
-// (safetensors.cpp, pytorch_checkpoint.cpp): a 300 MB model is read in place, not copied. Private
-// to src/import/.
+// A whole file mapped read-only into memory, for the Torch-free readers of large files: model files
+// (import/safetensors.cpp, import/pytorch_checkpoint.cpp), read in place rather than copied, and
+// the token files of prepared corpora (data/encoded_corpus.h), paged in as batches need them.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-namespace nmt::import::detail {
+namespace nmt {
 
 // The file's pages, unmapped on destruction. An empty file has no mapping (mmap refuses length
 // 0): data() is null and size() 0. The file must not be truncated while it is mapped: reading a
@@ -28,4 +28,4 @@ class MappedFile {
   std::size_t size_ = 0;
 };
 
-}  // namespace nmt::import::detail
+}  // namespace nmt

@@ -1,4 +1,4 @@
-#include "mapped_file.h"
+#include "nmt/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -10,7 +10,7 @@
 
 #include "nmt/error.h"
 
-namespace nmt::import::detail {
+namespace nmt {
 
 MappedFile::MappedFile(const std::string& path) {
   struct Descriptor {
@@ -39,4 +39,4 @@ MappedFile::~MappedFile() {
   if (address_ != nullptr) ::munmap(address_, size_);
 }
 
-}  // namespace nmt::import::detail
+}  // namespace nmt
