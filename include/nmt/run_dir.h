@@ -3,6 +3,7 @@
 //
 //   config.json       the resolved configuration        checkpoint.pt   latest full training state
 //   train/valid/test.tsv  the cleaned split             best.pt         best validated weights
+//   train/valid.ids   their token ids (data/encoded_corpus.h)
 //   prepare.json      counts of the data phase          averaged.pt     mean of the last epochs
 //   metrics.jsonl     one JSON record per log line      epoch-N.pt      weights after epoch N
 //   report.html       curves and configuration          vocab.*.txt / spm*.model (text/tokenizer.h)
@@ -35,6 +36,9 @@ class RunDir {
   std::string config() const { return file("config.json"); }
   std::string prepare_report() const { return file("prepare.json"); }
   std::string split(Split split) const { return file(std::string(split_name(split)) + ".tsv"); }
+  std::string token_file(Split split) const {
+    return file(std::string(split_name(split)) + ".ids");
+  }
   std::string metrics() const { return file("metrics.jsonl"); }
   std::string report() const { return file("report.html"); }
   std::string lock() const { return file("train.lock"); }

@@ -21,7 +21,9 @@ Command add_prepare(CLI::App& app) {
       "prepare",
       "Clean, filter and split the corpus and build the vocabularies.\n"
       "Writes OUT/{train,valid,test}.tsv (cleaned pairs), the vocabulary/tokenizer files,\n"
-      "OUT/config.json (the resolved configuration) and OUT/prepare.json (counts).");
+      "OUT/{train,valid}.ids (token ids), OUT/config.json (the resolved configuration) and\n"
+      "OUT/prepare.json (counts). `nmt train` with the same configuration and --out OUT trains\n"
+      "on them without preparing again.");
   auto args = std::make_shared<PrepareArgs>();
   auto flags = std::make_shared<ConfigFlags>(*command);
   command->add_option("-c,--config", args->config_path, "JSON configuration file (see configs/)")

@@ -29,14 +29,14 @@ BatchPlan cut_by_sentences(const std::vector<std::size_t>& order, int64_t batch_
   return plan;
 }
 
-BatchPlan cut_by_tokens(const std::vector<EncodedPair>& pairs,
+BatchPlan cut_by_tokens(const EncodedCorpus& pairs,
                         const std::vector<std::size_t>& order,
                         int64_t max_tokens) {
   BatchPlan plan;
   std::vector<std::size_t> current;
   std::size_t longest = 0;
   for (const std::size_t index : order) {
-    const std::size_t length = pairs[index].target.size() + 1;
+    const std::size_t length = pairs.target_length(index) + 1;
     const std::size_t new_longest = std::max(longest, length);
     if (!current.empty() &&
         (current.size() + 1) * new_longest > static_cast<std::size_t>(max_tokens)) {
@@ -51,11 +51,20 @@ BatchPlan cut_by_tokens(const std::vector<EncodedPair>& pairs,
   return plan;
 }
 
-at::Tensor pad_rows(const std::vector<const std::vector<int64_t>*>& rows,
+enum class Side { kSource, kTarget };
+
+// The rows' ids of one side, padded to the longest, with an optional id before (prefix >= 0) and
+// after (suffix >= 0) each row's.
+at::Tensor pad_rows(const EncodedCorpus& pairs,
+                    const std::vector<std::size_t>& rows,
+                    Side side,
                     int64_t prefix,
                     int64_t suffix) {
+  const auto length = [&pairs, side](std::size_t pair) {
+    return side == Side::kSource ? pairs.source_length(pair) : pairs.target_length(pair);
+  };
   std::size_t longest = 0;
-  for (const auto* row : rows) longest = std::max(longest, row->size());
+  for (const std::size_t row : rows) longest = std::max(longest, length(row));
   const auto width = static_cast<int64_t>(longest) + (prefix >= 0 ? 1 : 0) + (suffix >= 0 ? 1 : 0);
   at::Tensor out = at::full({static_cast<int64_t>(rows.size()), std::max<int64_t>(width, 1)},
                             text::kPadId, at::kLong);
@@ -63,30 +72,51 @@ at::Tensor pad_rows(const std::vector<const std::vector<int64_t>*>& rows,
   for (std::size_t r = 0; r < rows.size(); ++r) {
     int64_t* cursor = data + static_cast<int64_t>(r) * out.size(1);
     if (prefix >= 0) *cursor++ = prefix;
-    cursor = std::copy(rows[r]->begin(), rows[r]->end(), cursor);
+    cursor = side == Side::kSource ? pairs.copy_source(rows[r], cursor)
+                                   : pairs.copy_target(rows[r], cursor);
     if (suffix >= 0) *cursor = suffix;
   }
   return out;
 }
 
-}  // namespace
-
-std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs,
-                                      const text::TokenizerPair& tokenizers) {
-  std::vector<EncodedPair> encoded;
-  encoded.reserve(pairs.size());
-  for (const auto& pair : pairs) {
-    encoded.push_back(
-        {tokenizers.source->encode(pair.source), tokenizers.target->encode(pair.target)});
+// Pairs chunk by chunk: encode(i) for the pairs of a chunk on LibTorch's intra-op threads, then
+// appended in order, so that the result is the same for any thread count and only one chunk is
+// ever held as a vector per pair.
+template <class Encode>
+EncodedCorpus encode_in_chunks(std::size_t count, const Encode& encode) {
+  constexpr std::size_t kChunk = 1 << 16;
+  EncodedCorpusBuilder builder;
+  std::vector<EncodedPair> chunk;
+  for (std::size_t first = 0; first < count; first += kChunk) {
+    const std::size_t last = std::min(count, first + kChunk);
+    chunk.assign(last - first, {});
+    at::parallel_for(static_cast<int64_t>(first), static_cast<int64_t>(last), 256,
+                     [&](int64_t begin, int64_t end) {
+                       for (int64_t i = begin; i < end; ++i) {
+                         const auto index = static_cast<std::size_t>(i);
+                         chunk[index - first] = encode(index);
+                       }
+                     });
+    for (const EncodedPair& pair : chunk) builder.add(pair.source, pair.target);
   }
-  return encoded;
+  return std::move(builder).finish();
 }
 
-std::vector<EncodedPair> sample_pairs(const std::vector<SentencePair>& pairs,
-                                      const text::TokenizerPair& tokenizers,
-                                      const text::SubwordSampling& sampling,
-                                      uint64_t seed,
-                                      int64_t epoch) {
+}  // namespace
+
+EncodedCorpus encode_pairs(const std::vector<SentencePair>& pairs,
+                           const text::TokenizerPair& tokenizers) {
+  return encode_in_chunks(pairs.size(), [&](std::size_t index) {
+    return EncodedPair{tokenizers.source->encode(pairs[index].source),
+                       tokenizers.target->encode(pairs[index].target)};
+  });
+}
+
+EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
+                           const text::TokenizerPair& tokenizers,
+                           const text::SubwordSampling& sampling,
+                           uint64_t seed,
+                           int64_t epoch) {
   const auto* source = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.source.get());
   const auto* target = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.target.get());
   if (!source || !target) {
@@ -98,20 +128,13 @@ std::vector<EncodedPair> sample_pairs(const std::vector<SentencePair>& pairs,
     SplitMix64 mix(base + 2 * static_cast<uint64_t>(pair) + side);
     return static_cast<uint32_t>(mix.next());
   };
-  std::vector<EncodedPair> encoded(pairs.size());
-  at::parallel_for(0, static_cast<int64_t>(pairs.size()), 256, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const auto index = static_cast<std::size_t>(i);
-      encoded[index] = {source->sample(pairs[index].source, sampling, seed_of(index, 0)),
-                        target->sample(pairs[index].target, sampling, seed_of(index, 1))};
-    }
+  return encode_in_chunks(pairs.size(), [&](std::size_t index) {
+    return EncodedPair{source->sample(pairs[index].source, sampling, seed_of(index, 0)),
+                       target->sample(pairs[index].target, sampling, seed_of(index, 1))};
   });
-  return encoded;
 }
 
-BatchPlan plan_batches(const std::vector<EncodedPair>& pairs,
-                       const BatchingOptions& options,
-                       int64_t epoch) {
+BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& options, int64_t epoch) {
   std::vector<std::size_t> order(pairs.size());
   std::iota(order.begin(), order.end(), 0);
   SplitMix64 random(epoch_seed(options.seed, epoch));
@@ -120,29 +143,24 @@ BatchPlan plan_batches(const std::vector<EncodedPair>& pairs,
 
   // Stable sort after the shuffle: equal lengths stay in random order.
   std::stable_sort(order.begin(), order.end(), [&pairs](std::size_t a, std::size_t b) {
-    const auto& x = pairs[a];
-    const auto& y = pairs[b];
-    return x.target.size() != y.target.size() ? x.target.size() < y.target.size()
-                                              : x.source.size() < y.source.size();
+    const std::size_t x = pairs.target_length(a);
+    const std::size_t y = pairs.target_length(b);
+    return x != y ? x < y : pairs.source_length(a) < pairs.source_length(b);
   });
   BatchPlan plan = cut_by_tokens(pairs, order, options.max_tokens);
   if (options.shuffle) shuffle(plan, random);
   return plan;
 }
 
-Batch collate(const std::vector<EncodedPair>& pairs, const std::vector<std::size_t>& indices) {
-  std::vector<const std::vector<int64_t>*> sources;
-  std::vector<const std::vector<int64_t>*> targets;
+Batch collate(const EncodedCorpus& pairs, const std::vector<std::size_t>& indices) {
   Batch batch;
   for (const std::size_t index : indices) {
-    sources.push_back(&pairs[index].source);
-    targets.push_back(&pairs[index].target);
-    batch.source_tokens += static_cast<int64_t>(pairs[index].source.size());
-    batch.target_tokens += static_cast<int64_t>(pairs[index].target.size()) + 1;
+    batch.source_tokens += static_cast<int64_t>(pairs.source_length(index));
+    batch.target_tokens += static_cast<int64_t>(pairs.target_length(index)) + 1;
   }
-  batch.source = pad_rows(sources, -1, -1);
-  batch.target_in = pad_rows(targets, text::kSosId, -1);
-  batch.target_out = pad_rows(targets, -1, text::kEosId);
+  batch.source = pad_rows(pairs, indices, Side::kSource, -1, -1);
+  batch.target_in = pad_rows(pairs, indices, Side::kTarget, text::kSosId, -1);
+  batch.target_out = pad_rows(pairs, indices, Side::kTarget, -1, text::kEosId);
   batch.padded_target_tokens = batch.target_out.numel();
   return batch;
 }

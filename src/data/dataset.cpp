@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <ostream>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -37,16 +39,11 @@ uint64_t group_rank(uint64_t seed, std::string_view key) {
   return fnv1a(key, fnv1a(seed_text));
 }
 
-struct Group {
-  uint64_t rank = 0;
-  std::string key;
-  std::vector<std::size_t> members;  // indices into the kept pairs
-};
-
-// Pairs that survive cleaning and filtering, each with the key its split is chosen by.
+// Pairs that survive cleaning and filtering, each with the rank of its group: the seeded hash of
+// its key (the notebook-cleaned source with group_by_source, else its input index).
 struct KeptPairs {
   std::vector<SentencePair> pairs;
-  std::vector<std::string> keys;     // notebook-cleaned source, or the input index
+  std::vector<uint64_t> group_ranks;
   std::vector<std::size_t> corpora;  // the training corpus each pair came from
 };
 
@@ -62,49 +59,109 @@ std::unordered_set<std::string> held_out_sources(const CorpusSet& corpora,
   return sources;
 }
 
+// What cleaning makes of one training pair, and what the filters read of it.
+struct CleanedPair {
+  enum class Verdict : char { kKept, kEmpty, kTooLong, kIdentical, kHeldOutSource };
+  SentencePair pair;
+  Verdict verdict = Verdict::kKept;
+  uint64_t group_rank = 0;
+  uint64_t pair_hash = 0;  // for data.dedupe
+};
+
+CleanedPair clean_pair(const SentencePair& raw,
+                       std::size_t input_index,
+                       const CorpusOptions& options,
+                       text::CleanMode clean_mode,
+                       const std::unordered_set<std::string>& held_out) {
+  using Verdict = CleanedPair::Verdict;
+  CleanedPair cleaned;
+  const std::string source_words = text::clean_notebook(raw.source);
+  const std::string target_words = text::clean_notebook(raw.target);
+  const bool is_notebook = clean_mode == text::CleanMode::kNotebook;
+  cleaned.pair = {is_notebook ? source_words : text::clean(raw.source, clean_mode),
+                  is_notebook ? target_words : text::clean(raw.target, clean_mode)};
+  const SentencePair& pair = cleaned.pair;
+  const auto max_words = static_cast<std::size_t>(options.max_words);
+  if (pair.source.empty() || pair.target.empty() || source_words.empty() || target_words.empty()) {
+    cleaned.verdict = Verdict::kEmpty;
+  } else if (max_words > 0 && (text::count_words(source_words) > max_words ||
+                               text::count_words(target_words) > max_words)) {
+    cleaned.verdict = Verdict::kTooLong;
+  } else if (options.drop_identical && pair.source == pair.target) {
+    cleaned.verdict = Verdict::kIdentical;
+  } else if (held_out.count(source_words) > 0) {
+    cleaned.verdict = Verdict::kHeldOutSource;
+  }
+  cleaned.group_rank = group_rank(
+      options.seed, options.group_by_source ? source_words : std::to_string(input_index));
+  if (options.dedupe) cleaned.pair_hash = fnv1a(pair.target, fnv1a("\t", fnv1a(pair.source)));
+  return cleaned;
+}
+
+// clean(i) for i in [first, last) on `threads` threads (0: one per core), in order: the result
+// does not depend on the number of threads.
+template <class Clean>
+std::vector<CleanedPair> clean_in_parallel(std::size_t first,
+                                           std::size_t last,
+                                           std::size_t threads,
+                                           const Clean& clean) {
+  std::vector<CleanedPair> cleaned(last - first);
+  if (cleaned.empty()) return cleaned;
+  if (threads == 0) threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
+  const std::size_t share = (cleaned.size() + threads - 1) / threads;
+  std::vector<std::thread> workers;
+  for (std::size_t begin = 0; begin < cleaned.size(); begin += share) {
+    const std::size_t end = std::min(cleaned.size(), begin + share);
+    workers.emplace_back([&, begin, end] {
+      for (std::size_t i = begin; i < end; ++i) cleaned[i] = clean(first + i);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  return cleaned;
+}
+
+// Cleans the training corpora a chunk at a time on every core and keeps what the filters let
+// through, in input order. Duplicates are recognised by a 64-bit hash of the cleaned pair (FNV-1a):
+// a set of hashes, not of strings, whatever the corpus size; two different pairs share one with
+// odds of about n^2 / 2^65 (1 in 40,000 for 30M pairs), and then one of them is dropped.
 KeptPairs filter_pairs(const CorpusSet& corpora,
                        const CorpusOptions& options,
                        text::CleanMode clean_mode,
+                       std::size_t threads,
                        FilterReport& report) {
+  using Verdict = CleanedPair::Verdict;
+  constexpr std::size_t kChunk = 1 << 16;
   KeptPairs kept;
   const std::unordered_set<std::string> held_out = held_out_sources(corpora, options);
-  std::unordered_set<std::string> seen;
-  const auto max_words = static_cast<std::size_t>(options.max_words);
-  std::size_t index = 0;
+  std::unordered_set<uint64_t> seen;
+  std::size_t input_start = 0;
   for (std::size_t corpus = 0; corpus < corpora.train.size(); ++corpus) {
-    for (const SentencePair& raw : corpora.train[corpus]) {
-      const std::size_t input_index = index++;
-      const std::string source_words = text::clean_notebook(raw.source);
-      const std::string target_words = text::clean_notebook(raw.target);
-      SentencePair pair{text::clean(raw.source, clean_mode), text::clean(raw.target, clean_mode)};
-      if (pair.source.empty() || pair.target.empty() || source_words.empty() ||
-          target_words.empty()) {
-        ++report.empty;
-        continue;
+    const std::vector<SentencePair>& raw = corpora.train[corpus];
+    for (std::size_t first = 0; first < raw.size(); first += kChunk) {
+      const std::size_t last = std::min(raw.size(), first + kChunk);
+      std::vector<CleanedPair> chunk = clean_in_parallel(first, last, threads, [&](std::size_t i) {
+        return clean_pair(raw[i], input_start + i, options, clean_mode, held_out);
+      });
+      for (CleanedPair& cleaned : chunk) {
+        switch (cleaned.verdict) {
+          case Verdict::kEmpty: ++report.empty; continue;
+          case Verdict::kTooLong: ++report.too_long; continue;
+          case Verdict::kIdentical: ++report.identical; continue;
+          case Verdict::kHeldOutSource: ++report.held_out_source; continue;
+          case Verdict::kKept: break;
+        }
+        if (options.dedupe && !seen.insert(cleaned.pair_hash).second) {
+          ++report.duplicates;
+          continue;
+        }
+        kept.group_ranks.push_back(cleaned.group_rank);
+        kept.pairs.push_back(std::move(cleaned.pair));
+        kept.corpora.push_back(corpus);
       }
-      if (max_words > 0 && (text::count_words(source_words) > max_words ||
-                            text::count_words(target_words) > max_words)) {
-        ++report.too_long;
-        continue;
-      }
-      if (options.drop_identical && pair.source == pair.target) {
-        ++report.identical;
-        continue;
-      }
-      if (held_out.count(source_words) > 0) {
-        ++report.held_out_source;
-        continue;
-      }
-      if (options.dedupe && !seen.insert(pair.source + '\t' + pair.target).second) {
-        ++report.duplicates;
-        continue;
-      }
-      kept.keys.push_back(options.group_by_source ? source_words : std::to_string(input_index));
-      kept.pairs.push_back(std::move(pair));
-      kept.corpora.push_back(corpus);
     }
+    input_start += raw.size();
   }
-  report.input = index;
+  report.input = input_start;
   report.kept = kept.pairs.size();
   return kept;
 }
@@ -127,38 +184,47 @@ std::vector<SentencePair> clean_held_out(const std::vector<SentencePair>& raw,
 
 enum class Destination : char { kTrain, kValid, kTest };
 
-// Groups of equal keys, in the seeded hash order, fill the test split, then the validation split,
-// each until it holds its fraction of the pairs; the rest train.
-std::vector<Destination> assign_splits(const std::vector<std::string>& keys,
+// Groups of pairs with equal ranks (one source sentence each, unless two keys' 64-bit hashes
+// meet), in rank order, fill the test split, then the validation split, each until it holds its
+// fraction of the pairs; the rest train. Only the ranks are held, never the keys.
+std::vector<Destination> assign_splits(const std::vector<uint64_t>& ranks,
                                        double valid_fraction,
-                                       double test_fraction,
-                                       uint64_t seed) {
-  std::unordered_map<std::string, std::size_t> group_of_key;
-  std::vector<Group> groups;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    auto [it, inserted] = group_of_key.try_emplace(keys[i], groups.size());
-    if (inserted) groups.push_back({group_rank(seed, keys[i]), keys[i], {}});
-    groups[it->second].members.push_back(i);
+                                       double test_fraction) {
+  std::unordered_map<uint64_t, std::size_t> group_of_rank;
+  std::vector<std::size_t> group_of_pair(ranks.size());
+  std::vector<std::size_t> group_sizes;
+  std::vector<uint64_t> group_ranks;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const auto [it, inserted] = group_of_rank.try_emplace(ranks[i], group_sizes.size());
+    if (inserted) {
+      group_sizes.push_back(0);
+      group_ranks.push_back(ranks[i]);
+    }
+    group_of_pair[i] = it->second;
+    ++group_sizes[it->second];
   }
-  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.key < b.key;
-  });
-  const double total = static_cast<double>(keys.size());
+  std::vector<std::size_t> order(group_sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&group_ranks](std::size_t a, std::size_t b) { return group_ranks[a] < group_ranks[b]; });
+  const double total = static_cast<double>(ranks.size());
   const auto want_test = static_cast<std::size_t>(std::llround(test_fraction * total));
   const auto want_valid = static_cast<std::size_t>(std::llround(valid_fraction * total));
-  std::vector<Destination> destinations(keys.size(), Destination::kTrain);
+  std::vector<Destination> group_destination(group_sizes.size(), Destination::kTrain);
   std::size_t n_test = 0;
   std::size_t n_valid = 0;
-  for (const Group& group : groups) {
-    Destination destination = Destination::kTrain;
+  for (const std::size_t group : order) {
     if (n_test < want_test) {
-      destination = Destination::kTest;
-      n_test += group.members.size();
+      group_destination[group] = Destination::kTest;
+      n_test += group_sizes[group];
     } else if (n_valid < want_valid) {
-      destination = Destination::kValid;
-      n_valid += group.members.size();
+      group_destination[group] = Destination::kValid;
+      n_valid += group_sizes[group];
     }
-    for (const std::size_t member : group.members) destinations[member] = destination;
+  }
+  std::vector<Destination> destinations(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    destinations[i] = group_destination[group_of_pair[i]];
   }
   return destinations;
 }
@@ -260,14 +326,15 @@ Splits make_splits(const std::vector<SentencePair>& raw,
 
 Splits make_splits(const CorpusSet& corpora,
                    const CorpusOptions& options,
-                   text::CleanMode clean_mode) {
+                   text::CleanMode clean_mode,
+                   std::size_t threads) {
   Splits splits;
   const bool has_named_valid = !options.valid.empty();
   const bool has_named_test = !options.test.empty();
-  KeptPairs kept = filter_pairs(corpora, options, clean_mode, splits.report);
+  KeptPairs kept = filter_pairs(corpora, options, clean_mode, threads, splits.report);
   const std::vector<Destination> destinations =
-      assign_splits(kept.keys, has_named_valid ? 0.0 : options.valid_fraction,
-                    has_named_test ? 0.0 : options.test_fraction, options.seed);
+      assign_splits(kept.group_ranks, has_named_valid ? 0.0 : options.valid_fraction,
+                    has_named_test ? 0.0 : options.test_fraction);
   for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
     if (destinations[i] == Destination::kTrain) {
       splits.train.push_back(std::move(kept.pairs[i]));
@@ -282,12 +349,20 @@ Splits make_splits(const CorpusSet& corpora,
   return splits;
 }
 
-void filter_by_length(Splits& splits, const CorpusOptions& options, const PairLengths& lengths) {
-  if (options.max_length == 0 && options.max_length_ratio == 0.0) return;
+std::vector<std::size_t> filter_by_length(Splits& splits,
+                                          const CorpusOptions& options,
+                                          const PairLengths& lengths) {
+  std::vector<std::size_t> kept;
+  if (options.max_length == 0 && options.max_length_ratio == 0.0) {
+    kept.resize(splits.train.size());
+    std::iota(kept.begin(), kept.end(), 0);
+    return kept;
+  }
+  kept.reserve(splits.train.size());
   const auto max_length = static_cast<std::size_t>(options.max_length);
   std::size_t out = 0;
   for (std::size_t i = 0; i < splits.train.size(); ++i) {
-    const auto [source, target] = lengths(splits.train[i]);
+    const auto [source, target] = lengths(i);
     const std::size_t longer = std::max(source, target);
     const std::size_t shorter = std::max<std::size_t>(1, std::min(source, target));
     if (max_length > 0 && longer > max_length) {
@@ -303,17 +378,24 @@ void filter_by_length(Splits& splits, const CorpusOptions& options, const PairLe
       splits.train[out] = std::move(splits.train[i]);
       splits.train_corpus[out] = splits.train_corpus[i];
     }
+    kept.push_back(i);
     ++out;
   }
   splits.train.resize(out);
   splits.train_corpus.resize(out);
+  return kept;
 }
 
-void apply_weights(Splits& splits, const CorpusOptions& options) {
+std::vector<std::size_t> apply_weights(Splits& splits, const CorpusOptions& options) {
   const std::vector<CorpusFile> corpora = options.training_corpora();
   const bool is_weighted = std::any_of(corpora.begin(), corpora.end(),
                                        [](const CorpusFile& file) { return file.weight != 1.0; });
-  if (!is_weighted) return;
+  std::vector<std::size_t> origins;
+  if (!is_weighted) {
+    origins.resize(splits.train.size());
+    std::iota(origins.begin(), origins.end(), 0);
+    return origins;
+  }
   std::vector<SentencePair> weighted;
   std::vector<std::size_t> weighted_corpus;
   for (std::size_t i = 0; i < splits.train.size(); ++i) {
@@ -328,10 +410,28 @@ void apply_weights(Splits& splits, const CorpusOptions& options) {
     for (std::size_t copy = 0; copy < copies; ++copy) {
       weighted.push_back(splits.train[i]);
       weighted_corpus.push_back(corpus);
+      origins.push_back(i);
     }
   }
   splits.train = std::move(weighted);
   splits.train_corpus = std::move(weighted_corpus);
+  return origins;
+}
+
+std::vector<std::size_t> sample_indices(std::size_t count, std::size_t at_most, uint64_t seed) {
+  std::vector<std::size_t> sample;
+  const std::size_t wanted = at_most == 0 ? count : std::min(count, at_most);
+  sample.reserve(wanted);
+  for (std::size_t i = 0; i < count && sample.size() < wanted; ++i) {
+    const double draw =
+        static_cast<double>(splitmix64(seed ^ splitmix64(i ^ 0xA5A5A5A5A5A5A5A5ull)) >> 11) *
+        0x1.0p-53;
+    // Item i is taken with probability (still wanted) / (still left): exactly `wanted` in all.
+    if (static_cast<double>(count - i) * draw < static_cast<double>(wanted - sample.size())) {
+      sample.push_back(i);
+    }
+  }
+  return sample;
 }
 
 void write_pairs(const std::string& path, const std::vector<SentencePair>& pairs) {

@@ -62,7 +62,7 @@ struct BenchTraining {
   const Config& config;
   c10::Device device;
   int64_t target_vocab = 0;
-  std::vector<data::EncodedPair> pairs;
+  data::EncodedCorpus pairs;
   data::BatchPlan plan;
   train::UpdateStep step;
   train::Communicator* communicator = nullptr;
@@ -274,13 +274,11 @@ BenchTrainResult bench_train(const Config& requested, const BenchTrainOptions& o
   TrainingStart start = start_training(config, prepared.tokenizers, communicator.get(),
                                        parent ? pick_checkpoint(*parent, "") : "");
   const c10::Device device = start.device;
-  std::vector<data::EncodedPair> pairs =
-      data::encode_pairs(prepared.splits.train, prepared.tokenizers);
-  data::BatchPlan plan = train::plan_epoch(pairs, config.train, 0);
+  data::BatchPlan plan = train::plan_epoch(prepared.train_ids, config.train, 0);
   BenchTraining bench{config,
                       device,
                       prepared.tokenizers.target->size(),
-                      std::move(pairs),
+                      prepared.train_ids,
                       std::move(plan),
                       train::UpdateStep(start.model, config.train, device, communicator),
                       communicator.get()};

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 
 #include "nmt/data/augment.h"
+#include "nmt/data/batcher.h"
 #include "nmt/data/corpus.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -55,16 +57,17 @@ struct UnknownPieces {
   }
 };
 
-UnknownPieces count_unknown_pieces(const std::vector<data::SentencePair>& pairs,
-                                   const text::TokenizerPair& tokenizers) {
+UnknownPieces count_unknown_pieces(const data::EncodedCorpus& encoded,
+                                   const std::vector<std::size_t>& pairs) {
   UnknownPieces counts;
   const auto count = [](const std::vector<int64_t>& ids, int64_t& unknown, int64_t& total) {
     unknown += std::count(ids.begin(), ids.end(), text::kUnkId);
     total += static_cast<int64_t>(ids.size());
   };
-  for (const data::SentencePair& pair : pairs) {
-    count(tokenizers.source->encode(pair.source), counts.source, counts.source_total);
-    count(tokenizers.target->encode(pair.target), counts.target, counts.target_total);
+  for (const std::size_t index : pairs) {
+    const data::EncodedPair pair = encoded.pair(index);
+    count(pair.source, counts.source, counts.source_total);
+    count(pair.target, counts.target, counts.target_total);
   }
   return counts;
 }
@@ -126,10 +129,14 @@ std::string describe_direction(const data::CorpusOptions& options) {
 
 enum class Side { kSource, kTarget };
 
-std::vector<std::string> side(const std::vector<data::SentencePair>& pairs, Side which) {
+std::vector<std::string> side(const std::vector<data::SentencePair>& pairs,
+                              const std::vector<std::size_t>& indices,
+                              Side which) {
   std::vector<std::string> out;
-  out.reserve(pairs.size());
-  for (const auto& pair : pairs) out.push_back(which == Side::kSource ? pair.source : pair.target);
+  out.reserve(indices.size());
+  for (const std::size_t index : indices) {
+    out.push_back(which == Side::kSource ? pairs[index].source : pairs[index].target);
+  }
   return out;
 }
 
@@ -200,6 +207,102 @@ data::CorpusSet read_corpora(const data::CorpusOptions& options, nlohmann::json&
   return corpora;
 }
 
+// Writes the given pairs of encoded, in that order, into dir's token file of split, and maps it.
+data::EncodedCorpus write_token_file(const RunDir& dir,
+                                     Split split,
+                                     const data::EncodedCorpus& encoded,
+                                     const std::vector<std::size_t>& pairs,
+                                     const text::TokenizerPair& tokenizers) {
+  data::TokenFileWriter writer(dir.token_file(split), tokenizers.source->size(),
+                               tokenizers.target->size());
+  for (const std::size_t index : pairs) {
+    const data::EncodedPair pair = encoded.pair(index);
+    writer.add(pair.source, pair.target);
+  }
+  writer.commit();
+  return data::EncodedCorpus::map(dir.token_file(split));
+}
+
+std::vector<std::size_t> all_of(const data::EncodedCorpus& encoded) {
+  std::vector<std::size_t> indices(encoded.size());
+  std::iota(indices.begin(), indices.end(), 0);
+  return indices;
+}
+
+// The run's tokenizers: those of vocabulary_source, or trained on a seeded sample of the training
+// split (text.vocab_max_pairs): SentencePiece's time and memory grow with its input, and a
+// million pairs show it every piece a vocabulary of thousands keeps.
+text::TokenizerPair build_tokenizers(const Config& config,
+                                     const data::Splits& splits,
+                                     const RunDir* vocabulary_source) {
+  const bool placeholders = config.data.augment_placeholders > 0;
+  if (vocabulary_source) {
+    text::TokenizerPair tokenizers = text::load_tokenizers(config.text, vocabulary_source->path());
+    if (placeholders && !text::keeps_placeholders(tokenizers)) {
+      throw ConfigError("data.augment_placeholders",
+                        "the vocabulary of " + vocabulary_source->path() +
+                            " splits the placeholders ⦅1⦆ … ⦅9⦆; it was trained without "
+                            "data.augment_placeholders");
+    }
+    return tokenizers;
+  }
+  const std::vector<std::size_t> sample =
+      data::sample_indices(splits.train.size(), static_cast<std::size_t>(config.text.vocab_max_pairs),
+                           config.data.seed);
+  if (sample.size() < splits.train.size()) {
+    spdlog::info("vocabulary: trained on a seeded sample of {} of the {} training pairs "
+                 "(text.vocab_max_pairs)",
+                 sample.size(), splits.train.size());
+  }
+  return text::train_tokenizers(
+      config.text, side(splits.train, sample, Side::kSource),
+      side(splits.train, sample, Side::kTarget), config.data.seed,
+      placeholders ? text::placeholder_symbols() : std::vector<std::string>{});
+}
+
+// The training split encoded once, on all cores; its pairs too long in tokens dropped and the
+// corpus weights applied, to splits.train and to `pairs`: the index in `encoded` of each training
+// pair's ids.
+struct EncodedTraining {
+  data::EncodedCorpus encoded;
+  std::vector<std::size_t> pairs;
+};
+
+EncodedTraining encode_training_split(const Config& config,
+                                      data::Splits& splits,
+                                      const text::TokenizerPair& tokenizers) {
+  EncodedTraining training{data::encode_pairs(splits.train, tokenizers), {}};
+  const std::vector<std::size_t> kept = data::filter_by_length(
+      splits, config.data, [&encoded = training.encoded](std::size_t index) {
+        return std::pair{encoded.source_length(index), encoded.target_length(index)};
+      });
+  log_filters(config, splits.report);
+  const std::size_t unweighted = splits.train.size();
+  for (const std::size_t origin : data::apply_weights(splits, config.data)) {
+    training.pairs.push_back(kept[origin]);
+  }
+  if (splits.train.size() != unweighted) {
+    spdlog::info("corpus weights: {} training pairs become {}", unweighted, splits.train.size());
+  }
+  return training;
+}
+
+// Maps dir's token file of split, refusing one written for other vocabularies.
+data::EncodedCorpus map_token_file(const RunDir& dir,
+                                   Split split,
+                                   const text::TokenizerPair& tokenizers) {
+  data::EncodedCorpus corpus = data::EncodedCorpus::map(dir.token_file(split));
+  if (static_cast<int64_t>(corpus.source_vocabulary()) != tokenizers.source->size() ||
+      static_cast<int64_t>(corpus.target_vocabulary()) != tokenizers.target->size()) {
+    throw DataError(dir.token_file(split),
+                    fmt::format("written for vocabularies of {} and {} entries, but the run's "
+                                "have {} and {}; prepare the data again",
+                                corpus.source_vocabulary(), corpus.target_vocabulary(),
+                                tokenizers.source->size(), tokenizers.target->size()));
+  }
+  return corpus;
+}
+
 }  // namespace
 
 PreparedData prepare_data(const Config& config,
@@ -223,31 +326,8 @@ PreparedData prepare_data(const Config& config,
   data::Splits& splits = prepared.splits;
   const data::AugmentReport augmented = data::augment_training_split(splits, config.data);
   log_augmentation(augmented);
-  const bool placeholders = config.data.augment_placeholders > 0;
-  prepared.tokenizers =
-      vocabulary_source
-          ? text::load_tokenizers(config.text, vocabulary_source->path())
-          : text::train_tokenizers(config.text, side(splits.train, Side::kSource),
-                                   side(splits.train, Side::kTarget), config.data.seed,
-                                   placeholders ? text::placeholder_symbols()
-                                                : std::vector<std::string>{});
-  const text::TokenizerPair& tokenizers = prepared.tokenizers;
-  if (placeholders && !text::keeps_placeholders(tokenizers)) {
-    throw ConfigError("data.augment_placeholders",
-                      "the vocabulary of " + vocabulary_source->path() +
-                          " splits the placeholders ⦅1⦆ … ⦅9⦆; it was trained without "
-                          "data.augment_placeholders");
-  }
-  data::filter_by_length(splits, config.data, [&tokenizers](const data::SentencePair& pair) {
-    return std::pair{tokenizers.source->encode(pair.source).size(),
-                     tokenizers.target->encode(pair.target).size()};
-  });
-  log_filters(config, splits.report);
-  const std::size_t unweighted = splits.train.size();
-  data::apply_weights(splits, config.data);
-  if (splits.train.size() != unweighted) {
-    spdlog::info("corpus weights: {} training pairs become {}", unweighted, splits.train.size());
-  }
+  prepared.tokenizers = build_tokenizers(config, splits, vocabulary_source);
+  const EncodedTraining training = encode_training_split(config, splits, prepared.tokenizers);
   if (splits.train.empty()) {
     throw DataError(config.data.training_corpora().front().name(),
                     "no training pair left after cleaning, filtering and splitting");
@@ -255,7 +335,7 @@ PreparedData prepare_data(const Config& config,
   log_splits(config, splits);
   std::optional<UnknownPieces> unknown;
   if (vocabulary_source) {
-    unknown = count_unknown_pieces(splits.train, prepared.tokenizers);
+    unknown = count_unknown_pieces(training.encoded, training.pairs);
     log_unknown_pieces(*unknown, *vocabulary_source);
   }
   data::write_pairs(dir.split(Split::kTrain), splits.train);
@@ -265,6 +345,13 @@ PreparedData prepare_data(const Config& config,
   const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
   spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
                prepared.tokenizers.target->size(), fmt::join(files, ", "));
+  prepared.train_ids = write_token_file(dir, Split::kTrain, training.encoded, training.pairs,
+                                        prepared.tokenizers);
+  const data::EncodedCorpus valid = data::encode_pairs(splits.valid, prepared.tokenizers);
+  prepared.valid_ids =
+      write_token_file(dir, Split::kValid, valid, all_of(valid), prepared.tokenizers);
+  spdlog::info("token ids ({} bytes each) -> {}, {}", prepared.train_ids.id_bytes(),
+               dir.token_file(Split::kTrain), dir.token_file(Split::kValid));
 
   save_config(dir.config(), config);
   write_text_atomically(dir.prepare_report(),
@@ -334,11 +421,49 @@ Config with_vocabulary_run(const Config& config, const std::string& config_path)
 
 PreparedData load_prepared_data(const Config& config, const RunDir& dir) {
   PreparedData prepared;
-  prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
   prepared.splits.valid = data::read_pairs(dir.split(Split::kValid));
   prepared.splits.test = data::read_pairs(dir.split(Split::kTest));
   prepared.tokenizers = text::load_tokenizers(config.text, dir.path());
+  const bool has_token_files = std::filesystem::exists(dir.token_file(Split::kTrain)) &&
+                               std::filesystem::exists(dir.token_file(Split::kValid));
+  if (!has_token_files || text::subword_sampling(config.text)) {
+    prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
+  }
+  if (has_token_files) {
+    prepared.train_ids = map_token_file(dir, Split::kTrain, prepared.tokenizers);
+    prepared.valid_ids = map_token_file(dir, Split::kValid, prepared.tokenizers);
+  } else {
+    spdlog::info("{} has no token files (prepared by an earlier nmt): encoding its splits",
+                 dir.path());
+    prepared.train_ids = data::encode_pairs(prepared.splits.train, prepared.tokenizers);
+    prepared.valid_ids = data::encode_pairs(prepared.splits.valid, prepared.tokenizers);
+  }
   return prepared;
+}
+
+std::vector<std::string> data_settings_changed(const Config& config, const RunDir& dir) {
+  if (!std::filesystem::exists(dir.prepare_report()) || !std::filesystem::exists(dir.config())) {
+    return {"prepare.json"};
+  }
+  const nlohmann::json before = config_to_json(load_config(dir.config()));
+  const nlohmann::json now = config_to_json(config);
+  // How training samples segmentations changes nothing that was prepared.
+  const auto prepared_by = [](const std::string& key) {
+    return key != "sampling_nbest" && key != "sampling_alpha" && key != "bpe_dropout";
+  };
+  std::vector<std::string> changed;
+  for (const char* section : {"data", "text"}) {
+    for (const auto& [key, value] : now[section].items()) {
+      if (!prepared_by(key)) continue;
+      if (!before[section].contains(key) || before[section][key] != value) {
+        changed.push_back(std::string(section) + "." + key);
+      }
+    }
+  }
+  if (before["train"]["init_from"] != now["train"]["init_from"]) {
+    changed.emplace_back("train.init_from");
+  }
+  return changed;
 }
 
 std::string default_data_dir(const std::string& config_path) {

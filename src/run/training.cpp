@@ -17,6 +17,7 @@
 #include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
+#include "nmt/io.h"
 #include "nmt/memory.h"
 #include "nmt/run/data_phase.h"
 #include "nmt/run/open_run.h"
@@ -131,6 +132,23 @@ RunSetup fresh_run(const TrainRequest& request, StopOnSignal& stop) {
     throw ConfigError("--out: " + setup.run.path() +
                       " already holds a trained run; continue it with --resume or choose another "
                       "--out");
+  }
+  const std::vector<std::string> changed = data_settings_changed(setup.config, setup.run);
+  if (changed.empty()) {
+    save_config(setup.run.config(), setup.config);
+    stop.exit_at_once("interrupted while reading the prepared data of " + setup.run.path() +
+                      "; nothing was lost: run the same command again");
+    spdlog::info("{} holds data prepared with these data and text settings: training on it",
+                 setup.run.path());
+    setup.prepared = load_prepared_data(setup.config, setup.run);
+    return setup;
+  }
+  if (std::filesystem::exists(setup.run.prepare_report())) {
+    spdlog::info("{} holds data prepared with other settings ({}): preparing it again",
+                 setup.run.path(), fmt::join(changed, ", "));
+    // prepare.json marks finished data: without it, a stop during the new data phase leaves a run
+    // that --resume prepares again instead of training on the old data with the new settings.
+    remove_tree(setup.run.prepare_report());
   }
   save_config(setup.run.config(), setup.config);
   setup.prepared = run_data_phase(setup.config, setup.run, stop);
@@ -296,9 +314,8 @@ TrainOutcome train_run(const TrainRequest& request) {
       return data::sample_pairs(pairs, tokenizers, sampling, seed, epoch);
     };
   }
-  train::Trainer trainer(model, trainer_setup,
-                         data::encode_pairs(setup.prepared.splits.train, tokenizers),
-                         data::encode_pairs(setup.prepared.splits.valid, tokenizers));
+  train::Trainer trainer(model, trainer_setup, setup.prepared.train_ids,
+                         setup.prepared.valid_ids);
   if (setup.has_checkpoint) {
     trainer.resume(setup.run.checkpoint());
     spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,

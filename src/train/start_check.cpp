@@ -25,9 +25,10 @@ class Fingerprint {
   uint64_t hash_ = 14695981039346656037ull;
 };
 
-int64_t data_fingerprint(const std::vector<data::EncodedPair>& pairs) {
+int64_t data_fingerprint(const data::EncodedCorpus& pairs) {
   Fingerprint fingerprint;
-  for (const data::EncodedPair& pair : pairs) {
+  for (std::size_t index = 0; index < pairs.size(); ++index) {
+    const data::EncodedPair pair = pairs.pair(index);
     for (const std::vector<int64_t>* side : {&pair.source, &pair.target}) {
       fingerprint.add(side->size());
       for (const int64_t id : *side) fingerprint.add(static_cast<uint64_t>(id));

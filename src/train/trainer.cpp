@@ -46,8 +46,8 @@ const char* stop_reason_name(StopReason reason) {
 
 Trainer::Trainer(model::Transformer model,
                  TrainerSetup setup,
-                 std::vector<data::EncodedPair> train,
-                 std::vector<data::EncodedPair> valid)
+                 data::EncodedCorpus train,
+                 data::EncodedCorpus valid)
     : model_(std::move(model)),
       setup_(std::move(setup)),
       train_(std::move(train)),

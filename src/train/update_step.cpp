@@ -29,7 +29,7 @@ LossSum batch_loss(model::Transformer& model,
 
 }  // namespace
 
-data::BatchPlan plan_epoch(const std::vector<data::EncodedPair>& pairs,
+data::BatchPlan plan_epoch(const data::EncodedCorpus& pairs,
                            const TrainOptions& options,
                            int64_t epoch) {
   const data::BatchingOptions batching{options.batch_size, options.max_tokens, options.seed,
@@ -63,7 +63,7 @@ int64_t UpdateStep::batches_per_update() const {
   return (communicator_ ? communicator_->world_size() : 1) * options_.update_freq;
 }
 
-UpdateBatches UpdateStep::gather(const std::vector<data::EncodedPair>& pairs,
+UpdateBatches UpdateStep::gather(const data::EncodedCorpus& pairs,
                                  const data::BatchPlan& plan,
                                  int64_t first,
                                  bool stop_requested,

@@ -31,7 +31,7 @@ bool improves(BestMetric metric, double value, double best) {
 }
 
 ValidationResult evaluate_loss(model::Transformer& model,
-                               const std::vector<data::EncodedPair>& pairs,
+                               const data::EncodedCorpus& pairs,
                                const data::BatchingOptions& batching,
                                double label_smoothing,
                                const c10::Device& device,

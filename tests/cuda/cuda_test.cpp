@@ -33,7 +33,7 @@ const torch::Device kCuda(torch::kCUDA, 0);
   return true;
 }();
 
-std::vector<data::EncodedPair> copy_pairs(int count) {
+data::EncodedCorpus copy_pairs(int count) {
   std::vector<data::EncodedPair> pairs;
   for (int i = 0; i < count; ++i) {
     data::EncodedPair pair;
@@ -41,7 +41,7 @@ std::vector<data::EncodedPair> copy_pairs(int count) {
     pair.target = pair.source;
     pairs.push_back(pair);
   }
-  return pairs;
+  return data::EncodedCorpus(pairs);
 }
 
 model::Transformer copy_of(model::Transformer& model, const torch::Device& device) {

@@ -15,14 +15,14 @@
 namespace nmt::data {
 namespace {
 
-std::vector<EncodedPair> pairs_of_lengths(int count) {
+EncodedCorpus pairs_of_lengths(int count) {
   std::vector<EncodedPair> pairs;
   for (int i = 0; i < count; ++i) {
     const int length = 1 + (i * 7) % 13;
     pairs.push_back({std::vector<int64_t>(static_cast<std::size_t>(1 + i % 5), 4 + i % 3),
                      std::vector<int64_t>(static_cast<std::size_t>(length), 5)});
   }
-  return pairs;
+  return EncodedCorpus(pairs);
 }
 
 std::multiset<std::size_t> all_indices(const BatchPlan& plan) {
@@ -32,7 +32,7 @@ std::multiset<std::size_t> all_indices(const BatchPlan& plan) {
 }
 
 TEST(CollateTest, PadsAndShiftsTargetsLikeTheNotebook) {
-  const std::vector<EncodedPair> pairs = {{{4, 5, 6}, {7, 8}}, {{9}, {10, 11, 12}}};
+  const EncodedCorpus pairs({{{4, 5, 6}, {7, 8}}, {{9}, {10, 11, 12}}});
   const Batch batch = collate(pairs, {0, 1});
   EXPECT_TRUE(at::equal(batch.source, at::tensor({4, 5, 6, 9, 0, 0}, at::kLong).view({2, 3})));
   EXPECT_TRUE(
@@ -78,7 +78,7 @@ TEST(PlanBatchesTest, TokenBudgetBucketsByLengthAndRespectsTheBudget) {
 }
 
 TEST(PlanBatchesTest, APairLongerThanTheBudgetGetsABatchOfItsOwn) {
-  std::vector<EncodedPair> pairs = {{{4}, std::vector<int64_t>(50, 5)}, {{4}, {5}}};
+  const EncodedCorpus pairs({{{4}, std::vector<int64_t>(50, 5)}, {{4}, {5}}});
   const BatchPlan plan = plan_batches(pairs, BatchingOptions{128, 10, 1, false}, 0);
   ASSERT_EQ(plan.size(), 2u);
 }
@@ -118,14 +118,14 @@ TEST(SamplePairsTest, AnEpochsSamplesDependOnlyOnSeedAndEpoch) {
   const text::SubwordSampling sampling{-1, 0.2f};
   const int threads = at::get_num_threads();
   at::set_num_threads(1);
-  const std::vector<EncodedPair> one_thread = sample_pairs(pairs, tokenizers, sampling, 23, 4);
+  const EncodedCorpus one_thread = sample_pairs(pairs, tokenizers, sampling, 23, 4);
   at::set_num_threads(2);
-  const std::vector<EncodedPair> two_threads = sample_pairs(pairs, tokenizers, sampling, 23, 4);
+  const EncodedCorpus two_threads = sample_pairs(pairs, tokenizers, sampling, 23, 4);
   at::set_num_threads(threads);
-  const auto same = [](const std::vector<EncodedPair>& a, const std::vector<EncodedPair>& b) {
+  const auto same = [](const EncodedCorpus& a, const EncodedCorpus& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i].source != b[i].source || a[i].target != b[i].target) return false;
+      if (!(a.pair(i) == b.pair(i))) return false;
     }
     return true;
   };
@@ -134,13 +134,14 @@ TEST(SamplePairsTest, AnEpochsSamplesDependOnlyOnSeedAndEpoch) {
   EXPECT_TRUE(same(one_thread, sample_pairs(pairs, tokenizers, sampling, 23, 4)));
   EXPECT_FALSE(same(one_thread, sample_pairs(pairs, tokenizers, sampling, 23, 5)));
   EXPECT_FALSE(same(one_thread, sample_pairs(pairs, tokenizers, sampling, 24, 4)));
-  const std::vector<EncodedPair> deterministic = encode_pairs(pairs, tokenizers);
+  const EncodedCorpus deterministic = encode_pairs(pairs, tokenizers);
   EXPECT_FALSE(same(one_thread, deterministic));
   std::set<std::vector<int64_t>> copies;  // pair 0 repeats every 5 pairs
   for (std::size_t i = 0; i < pairs.size(); i += 5) {
-    EXPECT_EQ(tokenizers.source->decode(one_thread[i].source), pairs[i].source);
-    EXPECT_EQ(tokenizers.target->decode(one_thread[i].target), pairs[i].target);
-    copies.insert(one_thread[i].source);
+    const EncodedPair sampled = one_thread.pair(i);
+    EXPECT_EQ(tokenizers.source->decode(sampled.source), pairs[i].source);
+    EXPECT_EQ(tokenizers.target->decode(sampled.target), pairs[i].target);
+    copies.insert(sampled.source);
   }
   EXPECT_GT(copies.size(), 3u);
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "nmt/error.h"
@@ -108,10 +109,10 @@ TEST(FilterByLengthTest, DropsTrainingPairsTooLongOrTooUnbalancedInTokens) {
   splits.train = {{"a b", "c d e"}, {"a b c d e", "f"}, {"a", "b c d"}, {"a b", "c d e f"}};
   splits.train_corpus = {0, 1, 2, 3};
   splits.valid = {{"a b c d e f g", "h"}};
-  const auto word_counts = [](const SentencePair& pair) {
-    return std::pair{text::count_words(pair.source), text::count_words(pair.target)};
+  const auto word_counts = [pairs = splits.train](std::size_t index) {
+    return std::pair{text::count_words(pairs[index].source), text::count_words(pairs[index].target)};
   };
-  filter_by_length(splits, options, word_counts);
+  EXPECT_EQ(filter_by_length(splits, options, word_counts), (std::vector<std::size_t>{0, 3}));
   EXPECT_EQ(splits.train, (std::vector<SentencePair>{{"a b", "c d e"}, {"a b", "c d e f"}}));
   EXPECT_EQ(splits.train_corpus, (std::vector<std::size_t>{0, 3}));
   EXPECT_EQ(splits.report.too_many_tokens, 1u);
@@ -130,7 +131,12 @@ TEST(ApplyWeightsTest, RepeatsAndSamplesEachCorpusByItsWeight) {
   for (SentencePair& pair : distinct.train[1]) pair.source = "Big " + pair.source;
   Splits splits = make_splits(distinct, options, text::CleanMode::kNotebook);
   ASSERT_EQ(splits.train.size(), 2010u);
-  apply_weights(splits, options);
+  const std::vector<SentencePair> unweighted = splits.train;
+  const std::vector<std::size_t> origins = apply_weights(splits, options);
+  ASSERT_EQ(origins.size(), splits.train.size());
+  for (std::size_t i = 0; i < origins.size(); ++i) {
+    ASSERT_EQ(splits.train[i], unweighted[origins[i]]) << "pair " << i;
+  }
   std::size_t small = 0;
   std::size_t big = 0;
   for (std::size_t i = 0; i < splits.train.size(); ++i) {
@@ -142,6 +148,40 @@ TEST(ApplyWeightsTest, RepeatsAndSamplesEachCorpusByItsWeight) {
   Splits again = make_splits(distinct, options, text::CleanMode::kNotebook);
   apply_weights(again, options);
   EXPECT_EQ(again.train, splits.train) << "the sample is deterministic";
+}
+
+TEST(MakeSplitsTest, TheSplitsAreTheSameForAnyNumberOfCleaningThreads) {
+  CorpusOptions options;
+  options.max_words = 4;
+  options.dedupe = true;
+  CorpusSet corpora{{numbered_pairs(70000, 2), numbered_pairs(300)}, {}, {}};
+  for (SentencePair& pair : corpora.train[1]) pair.source = "Other " + pair.source;
+  corpora.train[0][5] = {"Far too many words here.", "Demasiadas."};
+  corpora.train[1][7] = corpora.train[1][8];
+  const Splits one = make_splits(corpora, options, text::CleanMode::kNormalize, 1);
+  const Splits three = make_splits(corpora, options, text::CleanMode::kNormalize, 3);
+  EXPECT_EQ(one.train, three.train);
+  EXPECT_EQ(one.valid, three.valid);
+  EXPECT_EQ(one.test, three.test);
+  EXPECT_EQ(one.train_corpus, three.train_corpus);
+  EXPECT_EQ(one.report.too_long, 1u);
+  EXPECT_EQ(one.report.duplicates, 1u);
+  EXPECT_EQ(three.report.duplicates, 1u);
+  EXPECT_EQ(one.train.size() + one.valid.size() + one.test.size(), 140300u - 2);
+}
+
+TEST(SampleIndicesTest, ASeededSampleOfExactlyTheSizeAsked) {
+  const std::vector<std::size_t> sample = sample_indices(1000, 100, 23);
+  ASSERT_EQ(sample.size(), 100u);
+  EXPECT_TRUE(std::is_sorted(sample.begin(), sample.end()));
+  EXPECT_EQ(std::set<std::size_t>(sample.begin(), sample.end()).size(), 100u);
+  EXPECT_LT(sample.back(), 1000u);
+  EXPECT_GT(sample.back(), 800u) << "drawn from the whole range, not its start";
+  EXPECT_EQ(sample_indices(1000, 100, 23), sample);
+  EXPECT_NE(sample_indices(1000, 100, 24), sample);
+  EXPECT_EQ(sample_indices(3, 100, 23), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(sample_indices(3, 0, 23), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(sample_indices(1000, 999, 23).size(), 999u);
 }
 
 TEST(MakeSplitsTest, IsDeterministicAndHasRequestedSizes) {

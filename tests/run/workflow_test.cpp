@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nmt/cpu_features.h"
+#include "nmt/data/batcher.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "nmt/run/attention.h"
@@ -577,11 +578,53 @@ TEST(DataPhaseTest, PreparedDataLoadsBackIdentically) {
   const Config config = load_config(tiny_config(dir));
   const PreparedData prepared = prepare_data(config, RunDir(dir.file("data")));
   const PreparedData loaded = load_prepared_data(config, RunDir(dir.file("data")));
-  EXPECT_EQ(loaded.splits.train, prepared.splits.train);
+  EXPECT_TRUE(loaded.splits.train.empty());  // training reads the token file, not the text
   EXPECT_EQ(loaded.splits.valid, prepared.splits.valid);
   EXPECT_EQ(loaded.splits.test, prepared.splits.test);
   EXPECT_EQ(loaded.tokenizers.source->size(), prepared.tokenizers.source->size());
+  const data::EncodedCorpus encoded = data::encode_pairs(prepared.splits.train, prepared.tokenizers);
+  ASSERT_EQ(loaded.train_ids.size(), prepared.splits.train.size());
+  for (std::size_t index = 0; index < encoded.size(); ++index) {
+    ASSERT_EQ(loaded.train_ids.pair(index), encoded.pair(index)) << "pair " << index;
+  }
+  EXPECT_EQ(loaded.train_ids.id_bytes(), 2);
+  EXPECT_EQ(loaded.valid_ids.size(), prepared.splits.valid.size());
   EXPECT_EQ(default_data_dir("configs/seed.json"), "runs/seed-data");
+}
+
+TEST(DataPhaseTest, OnlySettingsThatChangeThePreparedDataPrepareItAgain) {
+  testing::ScratchDir dir;
+  const RunDir prepared(dir.file("data"));
+  Config config = load_config(tiny_config(dir));
+  EXPECT_EQ(data_settings_changed(config, prepared), std::vector<std::string>{"prepare.json"});
+  prepare_data(config, prepared);
+  EXPECT_TRUE(data_settings_changed(config, prepared).empty());
+  config.train.epochs = 7;
+  config.text.bpe_dropout = 0.1;
+  EXPECT_TRUE(data_settings_changed(config, prepared).empty());
+  config.data.max_words = 9;
+  config.text.vocab_size = 500;
+  EXPECT_EQ(data_settings_changed(config, prepared),
+            (std::vector<std::string>{"data.max_words", "text.vocab_size"}));
+}
+
+TEST(DataPhaseTest, TrainingIntoPreparedDataTrainsOnItWithoutPreparingAgain) {
+  testing::ScratchDir dir;
+  const std::string config_path = tiny_config(dir);
+  const RunDir prepared(dir.file("data"));
+  prepare_data(load_config(config_path), prepared);
+  const auto written = std::filesystem::last_write_time(prepared.token_file(Split::kTrain));
+  TrainRequest request;
+  request.config_path = config_path;
+  request.run_dir = prepared.path();
+  request.overrides = {{"train.epochs", 1}};
+  const std::filesystem::path previous_dir = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());  // runs/latest stays in the scratch directory
+  const TrainOutcome outcome = train_run(request);
+  std::filesystem::current_path(previous_dir);
+  EXPECT_EQ(outcome.result.reason, train::StopReason::kFinished);
+  EXPECT_TRUE(std::filesystem::exists(prepared.checkpoint()));
+  EXPECT_EQ(std::filesystem::last_write_time(prepared.token_file(Split::kTrain)), written);
 }
 
 // runs/latest, relative to the working directory: each test works in a scratch directory.

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "nmt/cpu_features.h"
+#include "nmt/data/encoded_corpus.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
 #include "test_utils.h"
@@ -16,7 +17,7 @@ namespace nmt::train {
 namespace {
 
 // The copy task: target = source, tokens 4..11.
-std::vector<data::EncodedPair> copy_pairs(int count, uint64_t seed, int shift = 0) {
+data::EncodedCorpus copy_pairs(int count, uint64_t seed, int shift = 0) {
   std::mt19937 random(static_cast<unsigned>(seed));
   std::vector<data::EncodedPair> pairs;
   for (int i = 0; i < count; ++i) {
@@ -26,7 +27,7 @@ std::vector<data::EncodedPair> copy_pairs(int count, uint64_t seed, int shift = 
     for (const int64_t id : pair.source) pair.target.push_back(4 + (id - 4 + shift) % 8);
     pairs.push_back(pair);
   }
-  return pairs;
+  return data::EncodedCorpus(pairs);
 }
 
 TrainOptions small_options() {
@@ -46,8 +47,9 @@ struct TrainingRun {
 
 TrainingRun make_run(const std::string& dir,
                      TrainOptions options,
-                     std::vector<data::EncodedPair> valid = copy_pairs(16, 2),
-                     std::function<TranslationScores(model::Transformer&)> scorer = {}) {
+                     data::EncodedCorpus valid = copy_pairs(16, 2),
+                     std::function<TranslationScores(model::Transformer&)> scorer = {},
+                     data::EncodedCorpus train = copy_pairs(64, 1)) {
   auto model_options = testing::tiny_options();
   model_options.dropout = 0.1;  // so that resuming must restore the generator too
   torch::manual_seed(17);
@@ -55,7 +57,7 @@ TrainingRun make_run(const std::string& dir,
   run.model = model::Transformer(model_options, 12, 12);
   TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr, {}};
   setup.score_translations = std::move(scorer);
-  run.trainer = std::make_unique<Trainer>(run.model, setup, copy_pairs(64, 1), std::move(valid));
+  run.trainer = std::make_unique<Trainer>(run.model, setup, std::move(train), std::move(valid));
   return run;
 }
 
@@ -77,6 +79,30 @@ TEST(TrainerTest, ResumingMidEpochIsBitIdenticalToTrainingStraight) {
   resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
   EXPECT_EQ(resumed.trainer->progress().step, 11);
   EXPECT_EQ(resumed.trainer->progress().epoch, 1);
+  EXPECT_EQ(resumed.trainer->progress().batch, 3);
+  ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_TRUE(same_parameters(straight.model, resumed.model));
+}
+
+// A prepared run trains from its mapped token file what a run trains from memory, and resumes
+// from it mid-epoch on the same batch.
+TEST(TrainerTest, TrainingFromATokenFileResumedMidEpochIsBitIdenticalToMemory) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir straight_dir;
+  TrainingRun straight = make_run(straight_dir.path(), small_options());
+  ASSERT_EQ(straight.trainer->run(never).reason, StopReason::kFinished);
+
+  testing::ScratchDir resumed_dir;
+  const std::string token_file = resumed_dir.file("train.ids");
+  data::write_token_file(token_file, copy_pairs(64, 1), 12, 12);
+  TrainOptions first_part = small_options();
+  first_part.max_steps = 11;
+  TrainingRun interrupted = make_run(resumed_dir.path(), first_part, copy_pairs(16, 2), {},
+                                     data::EncodedCorpus::map(token_file));
+  ASSERT_EQ(interrupted.trainer->run(never).reason, StopReason::kStepLimit);
+  TrainingRun resumed = make_run(resumed_dir.path(), small_options(), copy_pairs(16, 2), {},
+                                 data::EncodedCorpus::map(token_file));
+  resumed.trainer->resume(resumed_dir.file("checkpoint.pt"));
   EXPECT_EQ(resumed.trainer->progress().batch, 3);
   ASSERT_EQ(resumed.trainer->run(never).reason, StopReason::kFinished);
   EXPECT_TRUE(same_parameters(straight.model, resumed.model));
@@ -170,7 +196,7 @@ TEST(UpdateStepTest, AnUpdateOfTwoMicroBatchesEqualsOneBatchOfTwiceTheTokens) {
   model::Transformer accumulated(model_options, 12, 12);
   torch::manual_seed(17);
   model::Transformer whole(model_options, 12, 12);
-  const std::vector<data::EncodedPair> pairs = copy_pairs(16, 1);
+  const data::EncodedCorpus pairs = copy_pairs(16, 1);
   testing::ScratchDir dir;
   TrainOptions options = small_options();
   options.precision = Precision::kFp32;  // bf16 rounds the two paddings differently

@@ -16,30 +16,26 @@
 #include <vector>
 
 #include "nmt/data/corpus.h"
+#include "nmt/data/encoded_corpus.h"
 #include "nmt/text/tokenizer.h"
 
 namespace nmt::data {
 
-// Token ids of one pair; target without <SOS>/<EOS>.
-struct EncodedPair {
-  std::vector<int64_t> source;
-  std::vector<int64_t> target;
-};
-
-// Encodes cleaned pairs with the run's tokenizers.
-std::vector<EncodedPair> encode_pairs(const std::vector<SentencePair>& pairs,
-                                      const text::TokenizerPair& tokenizers);
+// Encodes cleaned pairs with the run's tokenizers, in memory, on LibTorch's intra-op threads (the
+// same ids for any thread count).
+EncodedCorpus encode_pairs(const std::vector<SentencePair>& pairs,
+                           const text::TokenizerPair& tokenizers);
 
 // Encodes cleaned pairs for one epoch of subword regularisation: each side in a segmentation
 // sampled by its SentencePiece tokenizer, pair i's drawn with generators seeded from (seed, epoch,
 // i) alone, so that an epoch's pairs are the same whatever the thread count, and a resumed run
 // samples what an uninterrupted one does. Uses LibTorch's intra-op threads. Throws ConfigError
 // when a tokenizer is not a SentencePiece model.
-std::vector<EncodedPair> sample_pairs(const std::vector<SentencePair>& pairs,
-                                      const text::TokenizerPair& tokenizers,
-                                      const text::SubwordSampling& sampling,
-                                      uint64_t seed,
-                                      int64_t epoch);
+EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
+                           const text::TokenizerPair& tokenizers,
+                           const text::SubwordSampling& sampling,
+                           uint64_t seed,
+                           int64_t epoch);
 
 struct BatchingOptions {
   int64_t batch_size = 128;  // sentences per batch when max_tokens is 0
@@ -60,11 +56,9 @@ struct Batch {
 using BatchPlan = std::vector<std::vector<std::size_t>>;
 
 // The batches of an epoch (0-based).
-BatchPlan plan_batches(const std::vector<EncodedPair>& pairs,
-                       const BatchingOptions& options,
-                       int64_t epoch);
+BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& options, int64_t epoch);
 
 // Pads and stacks the given pairs.
-Batch collate(const std::vector<EncodedPair>& pairs, const std::vector<std::size_t>& indices);
+Batch collate(const EncodedCorpus& pairs, const std::vector<std::size_t>& indices);
 
 }  // namespace nmt::data

@@ -7,7 +7,9 @@
 // sets the kept pairs are split deterministically: with group_by_source, every pair whose source
 // sentence matches another's after notebook cleaning lands in the same split, so no test source is
 // seen in training; groups are ordered by a hash of (seed, key), so a sentence's split does not
-// depend on the platform. Named dev/test files replace the random fractions; they are cleaned but
+// depend on the platform. Cleaning runs on every core, a chunk of pairs at a time, and only
+// hashes of the keys and of the pairs (dedupe) are held, never a second copy of their text.
+// Named dev/test files replace the random fractions; they are cleaned but
 // never length-filtered (they are scored whole), and with group_by_source training pairs whose
 // source is one of theirs are dropped. Corpus weights apply last, to the training split only.
 // Length limits in tokens (max_length, max_length_ratio) need the tokenizers and are applied by
@@ -95,20 +97,31 @@ void reverse_pairs(std::vector<SentencePair>& pairs);
 Splits make_splits(const std::vector<SentencePair>& raw,
                    const CorpusOptions& options,
                    text::CleanMode clean_mode);
-// The same for several training corpora and the named dev/test sets of options.valid/test.
+// The same for several training corpora and the named dev/test sets of options.valid/test,
+// cleaning on `threads` threads (0: one per core); the splits are the same for any count.
 Splits make_splits(const CorpusSet& corpora,
                    const CorpusOptions& options,
-                   text::CleanMode clean_mode);
+                   text::CleanMode clean_mode,
+                   std::size_t threads = 0);
 
-// Token counts of a pair's two sides, as the run's tokenizers cut them.
-using PairLengths = std::function<std::pair<std::size_t, std::size_t>(const SentencePair&)>;
+// Token counts of the two sides of training pair `index`, as the run's tokenizers cut them.
+using PairLengths = std::function<std::pair<std::size_t, std::size_t>(std::size_t index)>;
 
 // Drops training pairs beyond max_length or max_length_ratio, counting them in splits.report.
-void filter_by_length(Splits& splits, const CorpusOptions& options, const PairLengths& lengths);
+// Returns the index each kept pair had before.
+std::vector<std::size_t> filter_by_length(Splits& splits,
+                                          const CorpusOptions& options,
+                                          const PairLengths& lengths);
 
 // Repeats (weight >= 1) or samples (the fraction, seeded) each training pair by the weight of its
-// corpus in options.training_corpora(). Copies of a pair follow it.
-void apply_weights(Splits& splits, const CorpusOptions& options);
+// corpus in options.training_corpora(). Copies of a pair follow it. Returns the index each
+// training pair had before.
+std::vector<std::size_t> apply_weights(Splits& splits, const CorpusOptions& options);
+
+// A seeded sample of at_most of `count` indices, ascending; all of them when count <= at_most or
+// at_most is 0. Selection sampling (Knuth's Algorithm S) on SplitMix64 draws: the same sample on
+// every platform.
+std::vector<std::size_t> sample_indices(std::size_t count, std::size_t at_most, uint64_t seed);
 
 // Writes pairs as "source<TAB>target" lines, atomically.
 void write_pairs(const std::string& path, const std::vector<SentencePair>& pairs);

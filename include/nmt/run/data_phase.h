@@ -6,20 +6,28 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nmt/run/config.h"
 #include "nmt/data/dataset.h"
+#include "nmt/data/encoded_corpus.h"
 #include "nmt/run_dir.h"
 #include "nmt/text/tokenizer.h"
 
 namespace nmt::run {
 
 struct PreparedData {
+  // The text splits. load_prepared_data leaves train empty unless subword sampling needs its text
+  // (or the run has no token files).
   data::Splits splits;
   text::TokenizerPair tokenizers;
+  // The token ids of the train and valid splits, mapped from the run's token files.
+  data::EncodedCorpus train_ids;
+  data::EncodedCorpus valid_ids;
 };
 
-// Writes dir's {train,valid,test}.tsv, tokenizer files, config.json and prepare.json (counts).
+// Writes dir's {train,valid,test}.tsv, tokenizer files, {train,valid}.ids (token ids),
+// config.json and prepare.json (counts), prepare.json last: a run with it holds all the others.
 // With vocabulary_source (fine-tuning, train.init_from) the tokenizers are that run's, saved
 // unchanged into dir, instead of being trained on the new split.
 PreparedData prepare_data(const Config& config,
@@ -51,8 +59,16 @@ Config with_parent_model(const Config& config, const RunDir& parent, const std::
 // names, whose tokenizers it will use; config itself without vocab_from.
 Config with_vocabulary_run(const Config& config, const std::string& config_path);
 
-// Loads the splits and tokenizers a previous prepare_data wrote into dir.
+// Loads the tokenizers and splits a previous prepare_data wrote into dir, mapping its token files;
+// a run prepared before token files existed has its splits encoded in memory instead. Throws
+// DataError when a token file is damaged or does not fit the run's vocabularies.
 PreparedData load_prepared_data(const Config& config, const RunDir& dir);
+
+// The settings of the data phase (the data and text sections, train.init_from) in which dir's
+// prepared data (prepare.json, config.json) differs from config's: empty when dir holds data
+// prepared as config would prepare it, so that training on it need not prepare again; {"prepare.json"}
+// when dir holds no prepared data.
+std::vector<std::string> data_settings_changed(const Config& config, const RunDir& dir);
 
 // runs/<config file's stem>-data: where `nmt prepare` writes without --out.
 std::string default_data_dir(const std::string& config_path);

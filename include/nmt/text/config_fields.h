@@ -26,6 +26,7 @@ void text_fields(Fields& f, TextOptions& o) {
   f("shared_vocab", o.shared_vocab);
   f("model_type", o.model_type, kSubwordModels);
   f("character_coverage", o.character_coverage);
+  f("vocab_max_pairs", o.vocab_max_pairs, config::IntKind::kNonNegative);
   f("sampling_nbest", o.sampling_nbest, config::IntKind::kAny);
   f("sampling_alpha", o.sampling_alpha);
   f("bpe_dropout", o.bpe_dropout);

@@ -50,7 +50,7 @@ struct TrainerSetup {
   // data::sample_pairs); it must depend on the epoch alone, so that a resumed run trains on what
   // an uninterrupted one does. Its time counts as training time. Unset: the pairs given to the
   // Trainer serve every epoch.
-  std::function<std::vector<data::EncodedPair>(int64_t epoch)> encode_epoch{};
+  std::function<data::EncodedCorpus(int64_t epoch)> encode_epoch{};
 };
 
 enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged, kTimeLimit };
@@ -82,8 +82,8 @@ class Trainer {
   // model must already be on setup.device.
   Trainer(model::Transformer model,
           TrainerSetup setup,
-          std::vector<data::EncodedPair> train,
-          std::vector<data::EncodedPair> valid);
+          data::EncodedCorpus train,
+          data::EncodedCorpus valid);
 
   // Restores model, optimiser, progress and random generators from a full checkpoint.
   void resume(const std::string& checkpoint_path);
@@ -100,7 +100,7 @@ class Trainer {
   // The batches of an epoch (0-based).
   data::BatchPlan epoch_plan(int64_t epoch) const;
 
-  const std::vector<data::EncodedPair>& train_pairs() const { return train_; }
+  const data::EncodedCorpus& train_pairs() const { return train_; }
   const TrainingProgress& progress() const { return progress_; }
   model::Transformer& model() { return model_; }
 
@@ -157,8 +157,8 @@ class Trainer {
 
   model::Transformer model_;
   TrainerSetup setup_;
-  std::vector<data::EncodedPair> train_;
-  std::vector<data::EncodedPair> valid_;
+  data::EncodedCorpus train_;
+  data::EncodedCorpus valid_;
   UpdateStep update_step_;
   TrainingProgress progress_;
   LossSum epoch_loss_;  // the current epoch's loss and target tokens so far, on the device

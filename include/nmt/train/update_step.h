@@ -42,7 +42,7 @@ struct UpdateBatches {
 };
 
 // The batches of an epoch (0-based) of pairs, as training plans them from options.
-data::BatchPlan plan_epoch(const std::vector<data::EncodedPair>& pairs,
+data::BatchPlan plan_epoch(const data::EncodedCorpus& pairs,
                            const TrainOptions& options,
                            int64_t epoch);
 
@@ -60,7 +60,7 @@ class UpdateStep {
   // The update that starts at batch `first` of plan: this rank's micro-batches, collated from
   // pairs, and the agreement of all ranks on its tokens and on stopping (a stop request of any
   // rank; is_out_of_time as rank 0 says).
-  UpdateBatches gather(const std::vector<data::EncodedPair>& pairs,
+  UpdateBatches gather(const data::EncodedCorpus& pairs,
                        const data::BatchPlan& plan,
                        int64_t first,
                        bool stop_requested,

@@ -36,7 +36,7 @@ bool improves(BestMetric metric, double value, double best);
 
 // use_bf16: run the forward pass under bf16 autocast on device (see train::Precision).
 ValidationResult evaluate_loss(model::Transformer& model,
-                               const std::vector<data::EncodedPair>& pairs,
+                               const data::EncodedCorpus& pairs,
                                const data::BatchingOptions& batching,
                                double label_smoothing,
                                const c10::Device& device,

@@ -1,0 +1,136 @@
+// The token ids of a split, in the form training reads them: two flat arrays (ids, offsets) held
+// in memory (encode_pairs, sample_pairs) or mapped from a token file that the data phase writes
+// once, so that training on a prepared run neither tokenizes the text again nor holds the corpus:
+// the pages of a mapped file are read as batches need them.
+//
+// Token file (`<split>.ids` in a run directory), little-endian, written by TokenFileWriter:
+//   bytes 0-7    "nmt-ids\n"
+//   8-11         format version (1)
+//   12-15        bytes per id: 2 when both vocabularies have at most 65,536 entries, else 4
+//   16-19, 20-23 source and target vocabulary sizes; every id of a side is below its size
+//   24 ...       the ids of every pair, source then target, zero-padded to a multiple of 8 bytes
+//   then         2P+1 offsets (uint64, in ids): pair i's source is [o[2i], o[2i+1]), its target
+//                [o[2i+1], o[2i+2])
+//   last 16      the pair count P and the id count (uint64 each)
+// The counts come last so that a writer streams the ids without knowing how many pairs follow.
+// fairseq's .bin/.idx pair keeps ids and offsets in two files; one file is one thing to write
+// atomically and to check.
+// Torch-free. A damaged file is refused with a DataError naming it and the byte offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nmt/io.h"
+
+namespace nmt::data {
+
+// Token ids of one pair; target without <SOS>/<EOS>.
+struct EncodedPair {
+  std::vector<int64_t> source;
+  std::vector<int64_t> target;
+
+  bool operator==(const EncodedPair& other) const {
+    return source == other.source && target == other.target;
+  }
+};
+
+class EncodedCorpus {
+ public:
+  // No pairs.
+  EncodedCorpus();
+  // The pairs in memory, 4 bytes per id (EncodedCorpusBuilder). Throws nmt::Error for an id
+  // outside [0, 2^32).
+  explicit EncodedCorpus(const std::vector<EncodedPair>& pairs);
+
+  // Maps a token file after checking its header, size and offsets. Throws DataError naming path
+  // (and the byte offset of the first problem) when it is no token file, is truncated or damaged.
+  static EncodedCorpus map(const std::string& path);
+
+  std::size_t size() const { return pairs_; }
+  bool empty() const { return pairs_ == 0; }
+  std::size_t source_length(std::size_t pair) const { return offset(2 * pair + 1) - offset(2 * pair); }
+  std::size_t target_length(std::size_t pair) const {
+    return offset(2 * pair + 2) - offset(2 * pair + 1);
+  }
+  // Writes pair's source (target) ids to out, which has room for source_length(pair) values, and
+  // returns the end of what it wrote. Throws DataError naming the file and the id's byte offset
+  // when a mapped id is not below its vocabulary's size.
+  int64_t* copy_source(std::size_t pair, int64_t* out) const;
+  int64_t* copy_target(std::size_t pair, int64_t* out) const;
+  EncodedPair pair(std::size_t index) const;
+
+  // 2 or 4.
+  int id_bytes() const { return id_bytes_; }
+  // The vocabulary sizes a token file was written for; 0 in memory.
+  std::size_t source_vocabulary() const { return source_vocabulary_; }
+  std::size_t target_vocabulary() const { return target_vocabulary_; }
+  // The mapped file, or "memory".
+  const std::string& origin() const;
+
+ private:
+  friend class EncodedCorpusBuilder;
+  struct Storage;
+
+  EncodedCorpus(std::vector<uint64_t> offsets, std::vector<uint32_t> ids);
+
+  std::size_t offset(std::size_t index) const { return static_cast<std::size_t>(offsets_[index]); }
+  int64_t* copy_ids(std::size_t begin, std::size_t end, uint32_t vocabulary, int64_t* out) const;
+
+  std::shared_ptr<const Storage> storage_;
+  const uint64_t* offsets_ = nullptr;
+  const unsigned char* ids_ = nullptr;
+  std::size_t pairs_ = 0;
+  int id_bytes_ = 4;
+  uint32_t source_vocabulary_ = 0;  // 0: not checked (in memory)
+  uint32_t target_vocabulary_ = 0;
+};
+
+// Collects pairs into an in-memory corpus, 4 bytes an id, without a vector per pair.
+class EncodedCorpusBuilder {
+ public:
+  // Throws nmt::Error for an id outside [0, 2^32).
+  void add(const std::vector<int64_t>& source, const std::vector<int64_t>& target);
+  EncodedCorpus finish() &&;
+
+ private:
+  void append_side(const std::vector<int64_t>& ids);
+
+  std::vector<uint64_t> offsets_{0};
+  std::vector<uint32_t> ids_;
+};
+
+// Writes a token file pair by pair, holding only the offsets (16 bytes a pair): the ids go to the
+// temporary file as they come, and commit() puts the finished file in place atomically.
+class TokenFileWriter {
+ public:
+  TokenFileWriter(std::string path, std::size_t source_vocabulary, std::size_t target_vocabulary);
+
+  // Throws nmt::Error naming the file when an id is not below its side's vocabulary size.
+  void add(const std::vector<int64_t>& source, const std::vector<int64_t>& target);
+  // Throws nmt::Error naming the file when it cannot be written (disk full, I/O error).
+  void commit();
+
+  std::size_t pairs() const { return (offsets_.size() - 1) / 2; }
+
+ private:
+  void append_side(const std::vector<int64_t>& ids, uint32_t vocabulary, const char* side);
+
+  AtomicFile file_;
+  uint32_t source_vocabulary_;
+  uint32_t target_vocabulary_;
+  int id_bytes_;
+  std::vector<uint64_t> offsets_{0};
+  std::vector<unsigned char> buffer_;  // ids not yet appended to file_
+};
+
+// Every pair of corpus into a token file at path.
+void write_token_file(const std::string& path,
+                      const EncodedCorpus& corpus,
+                      std::size_t source_vocabulary,
+                      std::size_t target_vocabulary);
+
+}  // namespace nmt::data

@@ -1,0 +1,275 @@
+#include "nmt/data/encoded_corpus.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <limits>
+
+#include "nmt/error.h"
+#include "nmt/mapped_file.h"
+
+namespace nmt::data {
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "token files are little-endian and read in place");
+
+constexpr char kMagic[8] = {'n', 'm', 't', '-', 'i', 'd', 's', '\n'};
+constexpr uint32_t kVersion = 1;
+constexpr std::size_t kHeaderBytes = 24;
+constexpr std::size_t kTrailerBytes = 16;
+constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+
+std::size_t padded_to_8(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+
+template <typename T>
+T read_at(const char* data, std::size_t offset) {
+  T value;
+  std::memcpy(&value, data + offset, sizeof(T));
+  return value;
+}
+
+uint32_t vocabulary_size(std::size_t size, const std::string& path) {
+  if (size == 0 || size > std::numeric_limits<uint32_t>::max()) {
+    throw Error("cannot write " + path + ": a vocabulary of " + std::to_string(size) +
+                " entries does not fit a token file");
+  }
+  return static_cast<uint32_t>(size);
+}
+
+// The fixed fields of a mapped token file, checked.
+struct Layout {
+  int id_bytes = 0;
+  uint32_t source_vocabulary = 0;
+  uint32_t target_vocabulary = 0;
+  uint64_t pairs = 0;
+  uint64_t ids = 0;
+  std::size_t offsets_at = 0;  // byte offset of the offsets
+};
+
+Layout read_layout(const std::string& path, const char* data, std::size_t size) {
+  if (size < kHeaderBytes + kTrailerBytes) {
+    throw DataError(path, fmt::format("truncated: {} bytes, fewer than the {} of a token file's "
+                                      "header and counts",
+                                      size, kHeaderBytes + kTrailerBytes));
+  }
+  if (std::memcmp(data, kMagic, sizeof kMagic) != 0) {
+    throw DataError(path, "not a token file of nmt (bytes 0-7 are not \"nmt-ids\\n\")");
+  }
+  if (const auto version = read_at<uint32_t>(data, 8); version != kVersion) {
+    throw DataError(path, fmt::format("format version {} at byte 8; this nmt reads version {}",
+                                      version, kVersion));
+  }
+  Layout layout;
+  const auto id_bytes = read_at<uint32_t>(data, 12);
+  if (id_bytes != 2 && id_bytes != 4) {
+    throw DataError(path, fmt::format("{} bytes per id at byte 12; token files have 2 or 4",
+                                      id_bytes));
+  }
+  layout.id_bytes = static_cast<int>(id_bytes);
+  layout.source_vocabulary = read_at<uint32_t>(data, 16);
+  layout.target_vocabulary = read_at<uint32_t>(data, 20);
+  const std::size_t counts_at = size - kTrailerBytes;
+  layout.pairs = read_at<uint64_t>(data, counts_at);
+  layout.ids = read_at<uint64_t>(data, counts_at + 8);
+  // Counts beyond what the size could hold would overflow the arithmetic below.
+  const bool plausible = layout.pairs < size / 16 && layout.ids <= size / id_bytes;
+  const std::size_t id_region = plausible ? padded_to_8(layout.ids * id_bytes) : 0;
+  const std::size_t needed =
+      kHeaderBytes + id_region + 8 * (2 * layout.pairs + 1) + kTrailerBytes;
+  if (!plausible || needed != size) {
+    throw DataError(path, fmt::format("{} bytes, but the counts at byte {} ({} pairs, {} ids) "
+                                      "need {}: the file is truncated or damaged",
+                                      size, counts_at, layout.pairs, layout.ids,
+                                      plausible ? std::to_string(needed) : "more"));
+  }
+  layout.offsets_at = kHeaderBytes + id_region;
+  return layout;
+}
+
+void check_offsets(const std::string& path, const Layout& layout, const uint64_t* offsets) {
+  const std::size_t count = 2 * layout.pairs + 1;
+  const auto refuse = [&](std::size_t index, const std::string& why) {
+    throw DataError(path, fmt::format("offset {} at byte {} is {}: {}; the file is damaged", index,
+                                      layout.offsets_at + 8 * index, offsets[index], why));
+  };
+  if (offsets[0] != 0) refuse(0, "the first offset is 0");
+  for (std::size_t index = 1; index < count; ++index) {
+    if (offsets[index] < offsets[index - 1]) {
+      refuse(index, fmt::format("below the one before it ({})", offsets[index - 1]));
+    }
+  }
+  if (offsets[count - 1] != layout.ids) {
+    refuse(count - 1, fmt::format("the last offset is the id count, {}", layout.ids));
+  }
+}
+
+}  // namespace
+
+struct EncodedCorpus::Storage {
+  std::string origin = "memory";
+  std::vector<uint64_t> offsets;
+  std::vector<uint32_t> ids;
+  std::unique_ptr<MappedFile> mapping;
+};
+
+EncodedCorpus::EncodedCorpus() : EncodedCorpus(std::vector<uint64_t>{0}, {}) {}
+
+EncodedCorpus::EncodedCorpus(const std::vector<EncodedPair>& pairs) : EncodedCorpus() {
+  EncodedCorpusBuilder builder;
+  for (const EncodedPair& pair : pairs) builder.add(pair.source, pair.target);
+  *this = std::move(builder).finish();
+}
+
+EncodedCorpus::EncodedCorpus(std::vector<uint64_t> offsets, std::vector<uint32_t> ids) {
+  auto storage = std::make_shared<Storage>();
+  storage->offsets = std::move(offsets);
+  storage->ids = std::move(ids);
+  offsets_ = storage->offsets.data();
+  ids_ = reinterpret_cast<const unsigned char*>(storage->ids.data());
+  pairs_ = (storage->offsets.size() - 1) / 2;
+  storage_ = std::move(storage);
+}
+
+void EncodedCorpusBuilder::append_side(const std::vector<int64_t>& ids) {
+  for (const int64_t id : ids) {
+    if (id < 0 || id > std::numeric_limits<uint32_t>::max()) {
+      throw Error("token id " + std::to_string(id) + " is outside [0, 2^32)");
+    }
+    ids_.push_back(static_cast<uint32_t>(id));
+  }
+  offsets_.push_back(ids_.size());
+}
+
+void EncodedCorpusBuilder::add(const std::vector<int64_t>& source,
+                               const std::vector<int64_t>& target) {
+  append_side(source);
+  append_side(target);
+}
+
+EncodedCorpus EncodedCorpusBuilder::finish() && {
+  return EncodedCorpus(std::move(offsets_), std::move(ids_));
+}
+
+EncodedCorpus EncodedCorpus::map(const std::string& path) {
+  auto storage = std::make_shared<Storage>();
+  storage->origin = path;
+  storage->mapping = std::make_unique<MappedFile>(path);
+  const char* data = storage->mapping->data();
+  const Layout layout = read_layout(path, data, storage->mapping->size());
+  const auto* offsets = reinterpret_cast<const uint64_t*>(data + layout.offsets_at);
+  check_offsets(path, layout, offsets);
+
+  EncodedCorpus corpus;
+  corpus.offsets_ = offsets;
+  corpus.ids_ = reinterpret_cast<const unsigned char*>(data + kHeaderBytes);
+  corpus.pairs_ = static_cast<std::size_t>(layout.pairs);
+  corpus.id_bytes_ = layout.id_bytes;
+  corpus.source_vocabulary_ = layout.source_vocabulary;
+  corpus.target_vocabulary_ = layout.target_vocabulary;
+  corpus.storage_ = std::move(storage);
+  return corpus;
+}
+
+const std::string& EncodedCorpus::origin() const { return storage_->origin; }
+
+int64_t* EncodedCorpus::copy_ids(std::size_t begin,
+                                 std::size_t end,
+                                 uint32_t vocabulary,
+                                 int64_t* out) const {
+  for (std::size_t index = begin; index < end; ++index) {
+    const uint32_t id = id_bytes_ == 2 ? read_at<uint16_t>(reinterpret_cast<const char*>(ids_),
+                                                            2 * index)
+                                       : read_at<uint32_t>(reinterpret_cast<const char*>(ids_),
+                                                           4 * index);
+    if (vocabulary != 0 && id >= vocabulary) {
+      throw DataError(origin(), fmt::format("id {} at byte {} is not below its vocabulary's size, "
+                                            "{}: the file is damaged",
+                                            id, kHeaderBytes + index * id_bytes_, vocabulary));
+    }
+    *out++ = id;
+  }
+  return out;
+}
+
+int64_t* EncodedCorpus::copy_source(std::size_t pair, int64_t* out) const {
+  return copy_ids(offset(2 * pair), offset(2 * pair + 1), source_vocabulary_, out);
+}
+
+int64_t* EncodedCorpus::copy_target(std::size_t pair, int64_t* out) const {
+  return copy_ids(offset(2 * pair + 1), offset(2 * pair + 2), target_vocabulary_, out);
+}
+
+EncodedPair EncodedCorpus::pair(std::size_t index) const {
+  EncodedPair pair{std::vector<int64_t>(source_length(index)),
+                   std::vector<int64_t>(target_length(index))};
+  copy_source(index, pair.source.data());
+  copy_target(index, pair.target.data());
+  return pair;
+}
+
+TokenFileWriter::TokenFileWriter(std::string path,
+                                 std::size_t source_vocabulary,
+                                 std::size_t target_vocabulary)
+    : file_(path),
+      source_vocabulary_(vocabulary_size(source_vocabulary, path)),
+      target_vocabulary_(vocabulary_size(target_vocabulary, path)),
+      id_bytes_(source_vocabulary <= 65536 && target_vocabulary <= 65536 ? 2 : 4) {
+  const uint32_t header[4] = {kVersion, static_cast<uint32_t>(id_bytes_), source_vocabulary_,
+                              target_vocabulary_};
+  file_.append(kMagic, sizeof kMagic);
+  file_.append(header, sizeof header);
+}
+
+void TokenFileWriter::append_side(const std::vector<int64_t>& ids,
+                                  uint32_t vocabulary,
+                                  const char* side) {
+  for (const int64_t id : ids) {
+    if (id < 0 || id >= vocabulary) {
+      throw Error(fmt::format("cannot write {}: {} id {} of pair {} is not below the vocabulary's "
+                              "{} entries",
+                              file_.path(), side, id, pairs() + 1, vocabulary));
+    }
+    const auto value = static_cast<uint32_t>(id);
+    const auto narrow = static_cast<uint16_t>(value);
+    const auto* bytes = id_bytes_ == 2 ? reinterpret_cast<const unsigned char*>(&narrow)
+                                       : reinterpret_cast<const unsigned char*>(&value);
+    buffer_.insert(buffer_.end(), bytes, bytes + id_bytes_);
+  }
+  offsets_.push_back(offsets_.back() + ids.size());
+}
+
+void TokenFileWriter::add(const std::vector<int64_t>& source, const std::vector<int64_t>& target) {
+  append_side(source, source_vocabulary_, "source");
+  append_side(target, target_vocabulary_, "target");
+  if (buffer_.size() >= kFlushBytes) {
+    file_.append(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+}
+
+void TokenFileWriter::commit() {
+  const uint64_t ids = offsets_.back();
+  const std::size_t id_bytes = static_cast<std::size_t>(ids) * id_bytes_;
+  buffer_.resize(buffer_.size() + (padded_to_8(id_bytes) - id_bytes), 0);
+  file_.append(buffer_.data(), buffer_.size());
+  buffer_.clear();
+  file_.append(offsets_.data(), offsets_.size() * sizeof(uint64_t));
+  const uint64_t counts[2] = {pairs(), ids};
+  file_.append(counts, sizeof counts);
+  file_.commit();
+}
+
+void write_token_file(const std::string& path,
+                      const EncodedCorpus& corpus,
+                      std::size_t source_vocabulary,
+                      std::size_t target_vocabulary) {
+  TokenFileWriter writer(path, source_vocabulary, target_vocabulary);
+  for (std::size_t index = 0; index < corpus.size(); ++index) {
+    const EncodedPair pair = corpus.pair(index);
+    writer.add(pair.source, pair.target);
+  }
+  writer.commit();
+}
+
+}  // namespace nmt::data

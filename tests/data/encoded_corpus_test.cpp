@@ -1,0 +1,136 @@
+#include "nmt/data/encoded_corpus.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "nmt/error.h"
+#include "test_utils.h"
+
+namespace nmt::data {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Two pairs, 9 ids: with vocabularies of 20, 18 bytes of ids padded to 24 from byte 24, five
+// offsets from byte 48, the counts from byte 88; 104 bytes in all.
+const std::vector<EncodedPair> kPairs = {{{4, 5, 6}, {7, 8}}, {{9}, {10, 11, 12}}};
+
+std::string written(const testing::ScratchDir& dir,
+                    const std::vector<EncodedPair>& pairs,
+                    std::size_t vocabulary = 20) {
+  const std::string path = dir.file("train.ids");
+  write_token_file(path, EncodedCorpus(pairs), vocabulary, vocabulary);
+  return path;
+}
+
+void overwrite(const std::string& path, std::size_t offset, const void* bytes, std::size_t size) {
+  std::string content = testing::read_file(path);
+  std::memcpy(content.data() + offset, bytes, size);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
+
+std::string refusal(const std::string& path) {
+  try {
+    const EncodedCorpus corpus = EncodedCorpus::map(path);
+    return "mapped " + std::to_string(corpus.size()) + " pairs";
+  } catch (const DataError& error) {
+    return error.what();
+  }
+}
+
+TEST(EncodedCorpusTest, AFileMapsBackThePairsWrittenInTwoByteIds) {
+  testing::ScratchDir dir;
+  const std::string path = written(dir, kPairs);
+  EXPECT_EQ(std::filesystem::file_size(path), 104u);
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  ASSERT_EQ(mapped.size(), 2u);
+  EXPECT_EQ(mapped.id_bytes(), 2);
+  EXPECT_EQ(mapped.source_vocabulary(), 20u);
+  EXPECT_EQ(mapped.origin(), path);
+  EXPECT_EQ(mapped.pair(0), kPairs[0]);
+  EXPECT_EQ(mapped.pair(1), kPairs[1]);
+  EXPECT_EQ(mapped.source_length(1), 1u);
+  EXPECT_EQ(mapped.target_length(1), 3u);
+}
+
+TEST(EncodedCorpusTest, VocabulariesOverSixtyFiveThousandTakeFourBytesAnId) {
+  testing::ScratchDir dir;
+  const std::vector<EncodedPair> pairs = {{{69999, 65536}, {0}}, {{}, {}}};
+  const EncodedCorpus mapped = EncodedCorpus::map(written(dir, pairs, 70000));
+  EXPECT_EQ(mapped.id_bytes(), 4);
+  EXPECT_EQ(mapped.pair(0), pairs[0]);
+  EXPECT_EQ(mapped.pair(1), pairs[1]);
+}
+
+TEST(EncodedCorpusTest, AnEmptyCorpusRoundTrips) {
+  testing::ScratchDir dir;
+  EXPECT_TRUE(EncodedCorpus::map(written(dir, {})).empty());
+  EXPECT_TRUE(EncodedCorpus().empty());
+}
+
+TEST(EncodedCorpusTest, AnIdBeyondTheVocabularyIsNotWrittenAndLeavesNoFile) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("train.ids");
+  try {
+    TokenFileWriter writer(path, 20, 30);
+    writer.add({4}, {29});
+    writer.add({20}, {5});
+    FAIL() << "an id of 20 was written";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cannot write " + path +
+                  ": source id 20 of pair 2 is not below the vocabulary's 20 entries");
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(EncodedCorpusTest, ATruncatedFileIsRefusedWithItsSize) {
+  testing::ScratchDir dir;
+  const std::string path = written(dir, kPairs);
+  std::filesystem::resize_file(path, 10);
+  EXPECT_EQ(refusal(path), path + ": truncated: 10 bytes, fewer than the 40 of a token file's "
+                                  "header and counts");
+  const std::string cut = written(dir, kPairs);
+  std::filesystem::resize_file(cut, 100);
+  EXPECT_THAT(refusal(cut), HasSubstr(": 100 bytes, but the counts at byte 84"));
+  EXPECT_THAT(refusal(cut), HasSubstr("the file is truncated or damaged"));
+}
+
+TEST(EncodedCorpusTest, AnotherFileIsNotATokenFile) {
+  testing::ScratchDir dir;
+  const std::string path = dir.write("train.ids", std::string(64, 'x'));
+  EXPECT_EQ(refusal(path), path + ": not a token file of nmt (bytes 0-7 are not \"nmt-ids\\n\")");
+}
+
+TEST(EncodedCorpusTest, OffsetsOutOfOrderAreRefusedAtTheirByte) {
+  testing::ScratchDir dir;
+  const std::string path = written(dir, kPairs);
+  const uint64_t before_its_predecessor = 1;
+  overwrite(path, 64, &before_its_predecessor, 8);
+  EXPECT_EQ(refusal(path),
+            path + ": offset 2 at byte 64 is 1: below the one before it (3); the file is damaged");
+}
+
+TEST(EncodedCorpusTest, AnIdBeyondTheVocabularyIsRefusedWhenRead) {
+  testing::ScratchDir dir;
+  const std::string path = written(dir, kPairs);
+  const uint16_t beyond = 25;
+  overwrite(path, 30, &beyond, 2);  // pair 0's first target id
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  EXPECT_EQ(mapped.pair(1), kPairs[1]);
+  try {
+    mapped.pair(0);
+    FAIL() << "id 25 was read";
+  } catch (const DataError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              path + ": id 25 at byte 30 is not below its vocabulary's size, 20: the file is "
+                     "damaged");
+  }
+}
+
+}  // namespace
+}  // namespace nmt::data
