@@ -48,8 +48,9 @@ Command add_serve(CLI::App& app) {
   flags->add<int64_t>("--max-beam-size", "serve.max_beam_size",
                       "Largest beam_size and n_best a request may ask for");
   flags->add<std::string>("--access-log", "serve.access_log",
-                          "Append a line per answered request to this file (Combined Log Format "
-                          "and the seconds taken; - for stdout)");
+                          "Append a line per answered request to this file (Combined Log Format, "
+                          "then seconds taken, request id, bytes in, sentences; - for stdout, "
+                          "off for none)");
   flags->add<std::string>("--source-lang", "data.source_lang",
                           "The model's source language code, where the run records none");
   flags->add<std::string>("--target-lang", "data.target_lang",

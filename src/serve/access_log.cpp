@@ -3,16 +3,20 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <string_view>
 
 #include "nmt/error.h"
 
 namespace nmt::serve {
 namespace {
 
+// The request line is kept to its first kMaxLoggedBytes: a 16 KiB target is no line to read.
+constexpr std::size_t kMaxLoggedBytes = 2048;
+
 std::string quoted(const std::string& text) {
   if (text.empty()) return "\"-\"";
   std::string out = "\"";
-  for (const char c : text) {
+  for (const char c : std::string_view(text).substr(0, kMaxLoggedBytes)) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\' || byte < 0x20 || byte >= 0x7f) {
       char escaped[8];
@@ -22,6 +26,7 @@ std::string quoted(const std::string& text) {
       out += c;
     }
   }
+  if (text.size() > kMaxLoggedBytes) out += "...";
   return out + "\"";
 }
 
@@ -44,7 +49,9 @@ std::string access_log_line(const http::AccessRecord& record) {
   return (record.remote_address.empty() ? std::string("-") : record.remote_address) + " - - " +
          clf_time(record.arrived) + " " + quoted(record.request_line) + " " +
          std::to_string(record.status) + " " + std::to_string(record.body_bytes) + " " +
-         quoted(record.referer) + " " + quoted(record.user_agent) + " " + seconds;
+         quoted(record.referer) + " " + quoted(record.user_agent) + " " + seconds + " " +
+         (record.request_id.empty() ? std::string("-") : record.request_id) + " " +
+         std::to_string(record.request_bytes) + " " + std::to_string(record.sentences);
 }
 
 AccessLog::AccessLog(const std::string& path)

@@ -7,6 +7,7 @@
 #define BOOST_BEAST_USE_STD_STRING_VIEW
 
 #include <atomic>
+#include <cstdint>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -14,7 +15,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -57,6 +60,8 @@ struct ServerState {
   Fields default_headers;
   AccessLogger access_logger;
   std::atomic<bool> stopping{false};
+  // Ids for requests that bring none: a random start, so that two servers' ids differ.
+  std::atomic<uint64_t> request_ids{std::random_device{}() * 0x9E3779B97F4A7C15ull};
   // Declared before io: handlers the io_context destroys unrun release sessions, which leave this
   // list as they go.
   std::mutex sessions_mutex;
@@ -118,7 +123,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void run_handler(const Route& route, Response& response) const;
   void refuse(int status, const std::string& message);
   void write(Response response, bool keep_alive);
-  void log_access(int status, std::size_t body_bytes) const;
+  void log_access(int status, std::size_t body_bytes, std::size_t sentences) const;
+  std::string request_id(std::string_view sent) const;
   void linger_close();
   void drain();
 

@@ -41,6 +41,10 @@ struct Request {
   std::string query;   // the target after '?', undecoded
   Fields headers;      // in order, names as sent
   std::string body;
+  // The request's id, sent back in X-Request-Id and written to the access log: the client's own
+  // X-Request-Id when it is 1-64 characters of [A-Za-z0-9._:-] (a proxy's, to follow a request
+  // through both logs), else 16 hex digits the server made.
+  std::string id;
   // Becomes true when the client closes its connection while a worker handler runs (it may then
   // stop working for it). Never null for a request a handler gets.
   std::shared_ptr<const std::atomic<bool>> client_left = std::make_shared<std::atomic<bool>>(false);
@@ -54,6 +58,7 @@ struct Response {
   std::string content_type;
   std::string body;
   Fields headers;
+  std::size_t sentences = 0;  // sentences translated for it, for the access log
 };
 
 using Handler = std::function<void(const Request&, Response&)>;
@@ -84,6 +89,9 @@ struct AccessRecord {
   std::size_t body_bytes = 0;  // of the answer (HEAD: the body not sent)
   std::string referer, user_agent;
   double seconds = 0.0;  // from the head read to the answer written
+  std::string request_id;         // Request::id
+  std::size_t request_bytes = 0;  // of the request's body, as received (decoded from chunks)
+  std::size_t sentences = 0;      // Response::sentences
 };
 using AccessLogger = std::function<void(const AccessRecord&)>;
 

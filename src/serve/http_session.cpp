@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 
 #include "nmt/check.h"
 #include "nmt/error.h"
@@ -154,6 +155,8 @@ void Session::on_head(error_code error) {
   head_read_ = Clock::now();
   request_line_ = request_.method + " " + std::string(head.target()) + " HTTP/" +
                   std::to_string(version_ / 10) + "." + std::to_string(version_ % 10);
+  const auto sent_id = head.find("X-Request-Id");
+  request_.id = request_id(sent_id == head.end() ? std::string_view() : sent_id->value());
   if (const std::string problem = host_problem(head, version_); !problem.empty()) {
     return refuse(400, problem);
   }
@@ -333,14 +336,17 @@ void Session::write(Response response, bool keep_alive) {
       static_cast<wire::status>(response.status), version_);
   for (const auto& [name, value] : server_.default_headers) answer->set(name, value);
   for (const auto& [name, value] : response.headers) answer->set(name, value);
+  if (request_.id.empty()) request_.id = request_id({});  // refused before its head was read
+  answer->set("X-Request-Id", request_.id);
   if (!response.content_type.empty()) answer->set(wire::field::content_type, response.content_type);
   answer->body() = std::move(response.body);
   answer->keep_alive(keep_alive);
   answer->prepare_payload();
   arm(server_.limits.read_timeout);
-  auto written = [self = shared_from_this(), answer, keep_alive](error_code error, std::size_t) {
+  auto written = [self = shared_from_this(), answer, keep_alive,
+                  sentences = response.sentences](error_code error, std::size_t) {
     self->deadline_.cancel();
-    self->log_access(answer->result_int(), answer->body().size());
+    self->log_access(answer->result_int(), answer->body().size(), sentences);
     if (error) return self->close();
     if (!keep_alive) return self->linger_close();
     self->next_request();
@@ -355,13 +361,32 @@ void Session::write(Response response, bool keep_alive) {
                            });
 }
 
-void Session::log_access(int status, std::size_t body_bytes) const {
+std::string Session::request_id(std::string_view sent) const {
+  const bool is_usable =
+      !sent.empty() && sent.size() <= 64 && std::all_of(sent.begin(), sent.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
+               c == '-';
+      });
+  if (is_usable) return std::string(sent);
+  // SplitMix64's finaliser: consecutive counts give unrelated-looking ids.
+  uint64_t x = server_.request_ids.fetch_add(0x9E3779B97F4A7C15ull);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(x ^ (x >> 31)));
+  return id;
+}
+
+void Session::log_access(int status, std::size_t body_bytes, std::size_t sentences) const {
   if (!server_.access_logger) return;
   AccessRecord record;
   record.remote_address = remote_address_;
   record.request_line = request_line_;
   record.status = status;
   record.body_bytes = body_bytes;
+  record.request_id = request_.id;
+  record.request_bytes = request_.body.size();
+  record.sentences = sentences;
   record.referer = request_.header("Referer");
   record.user_agent = request_.header("User-Agent");
   if (request_line_.empty()) {  // refused before its head was read

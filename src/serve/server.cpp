@@ -269,6 +269,7 @@ void Server::Impl::translate_libre(const http::Request& req, http::Response& res
     auto results = translate(loaded, {request.texts.sentences(), request.options, false, {}, {}}, req);
     reply(res, 200,
           libre_answer(request, join_texts(request.texts, std::move(results)), loaded.info));
+    res.sentences = request.texts.sentences().size();
   } catch (const ApiError& error) {
     reply_error(res, error);
   }
@@ -284,6 +285,7 @@ void Server::Impl::translate_v1(const http::Request& req, http::Response& res) {
     auto results = translate(
         loaded, {request.texts.sentences(), request.options, request.wants_attention, {}, {}}, req);
     reply(res, 200, v1_answer(request, join_texts(request.texts, std::move(results)), loaded.info));
+    res.sentences = request.texts.sentences().size();
   } catch (const ApiError& error) {
     reply_error(res, error);
   }
@@ -305,11 +307,12 @@ Server::Server(const ServeOptions& options, std::string api_key, ErrorLog error_
   options.validate();
   impl_->http_server.set_default_headers(
       {{"Access-Control-Allow-Origin", "*"},
-       {"Access-Control-Allow-Headers", "Authorization, Content-Type"},
+       {"Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id"},
+       {"Access-Control-Expose-Headers", "X-Request-Id"},
        {"Access-Control-Allow-Methods", "GET, POST"},
        {"Access-Control-Max-Age", "86400"}});
   impl_->add_routes();
-  if (!options.access_log.empty()) {
+  if (!options.access_log.empty() && options.access_log != "off") {
     impl_->access_log = std::make_unique<AccessLog>(options.access_log);
     impl_->http_server.set_access_logger(
         [log = impl_->access_log.get()](const http::AccessRecord& record) { log->write(record); });

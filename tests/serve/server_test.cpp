@@ -424,7 +424,8 @@ TEST_F(ServerTest, PreflightAndPage) {
   EXPECT_EQ(preflight->status, 204);
   EXPECT_EQ(preflight->get_header_value("Access-Control-Allow-Origin"), "*");
   EXPECT_EQ(preflight->get_header_value("Access-Control-Allow-Headers"),
-            "Authorization, Content-Type");
+            "Authorization, Content-Type, X-Request-Id");
+  EXPECT_EQ(preflight->get_header_value("Access-Control-Expose-Headers"), "X-Request-Id");
   const auto page = loopback(port_).Get("/");
   ASSERT_EQ(page->status, 200);
   EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");

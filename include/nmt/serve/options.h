@@ -24,7 +24,7 @@ struct ServeOptions {
   int64_t max_sentences = 128;       // texts, and sentences they are cut into, per request at most
   int64_t max_chars = 5000;          // characters (code points) per text or sentence at most
   int64_t max_beam_size = 16;        // largest beam_size and n_best a request may ask for
-  std::string access_log;            // file the access log is appended to; "-": stdout; "": none
+  std::string access_log;  // file the access log is appended to; "-": stdout; "" or "off": none
 
   void validate() const;
 };
