@@ -10,6 +10,7 @@
 #include "nmt/error.h"
 #include "nmt/mapped_file.h"
 #include "pickle_reader.h"
+#include "refusal.h"
 #include "pytorch_pickle.h"
 #include "safetensors_format.h"
 #include "zip_archive.h"
@@ -17,6 +18,7 @@
 namespace nmt::import {
 namespace {
 
+using detail::fail;
 using detail::PickledStorage;
 using detail::PickledTensor;
 using detail::PickleValue;
@@ -26,10 +28,6 @@ using detail::quote;
 constexpr std::string_view kLegacyMagic = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";
 constexpr int64_t kLegacyProtocol = 1001;
 constexpr std::string_view kPickleName = "data.pkl";
-
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
-  throw ConfigError(source + ": " + problem);
-}
 
 // Where one storage's bytes lie in the file.
 struct StorageBytes {

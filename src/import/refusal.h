@@ -1,6 +1,6 @@
 // How src/import/ refuses what it reads: ConfigError "source: problem", where source names the
-// file (and the key or entry). Shared by the Marian directory reader and the safetensors reader.
-// Private to src/import/.
+// file (and the key or entry). Shared by the readers of src/import/ (Marian directories,
+// safetensors, zip archives, PyTorch checkpoints). Private to src/import/.
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "nmt/error.h"
+#include "refusal.h"
 #include "safetensors_format.h"
 
 namespace nmt::import::detail {
@@ -26,10 +27,6 @@ constexpr uint16_t kZip64ExtraId = 0x0001;
 // A 32-bit field holding this value (16-bit: 0xFFFF) has its value in the zip64 extra field.
 constexpr uint32_t kInZip64 = 0xFFFFFFFF;
 constexpr uint16_t kEncryptedFlag = 0x0001;
-
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
-  throw ConfigError(source + ": " + problem);
-}
 
 // Little-endian fields; the caller has checked that they lie inside bytes.
 uint64_t load_le(std::string_view bytes, uint64_t offset, int width) {
