@@ -1,6 +1,7 @@
 #include "nmt/data/augment.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,47 +56,68 @@ std::optional<SentencePair> with_placeholders(const SentencePair& pair, uint64_t
 
 }  // namespace
 
+std::optional<std::size_t> concat_partner(std::size_t index,
+                                          std::size_t originals,
+                                          const CorpusOptions& options) {
+  if (originals < 2 || !is_drawn(options.seed, Kind::kConcat, index, options.augment_concat)) {
+    return std::nullopt;
+  }
+  // Any other original pair: joined sentences need not follow each other in the corpus.
+  std::size_t partner =
+      SplitMix64(options.seed ^ (static_cast<uint64_t>(Kind::kPartner) << 56) ^ index)
+          .below(originals - 1);
+  if (partner >= index) ++partner;
+  return partner;
+}
+
+void augment_pair(std::size_t index,
+                  const SentencePair& pair,
+                  const SentencePair* partner,
+                  const CorpusOptions& options,
+                  AugmentReport& report,
+                  const std::function<void(SentencePair)>& add) {
+  if (is_drawn(options.seed, Kind::kUpper, index, options.augment_upper)) {
+    add({text::to_upper(pair.source, options.source_lang),
+         text::to_upper(pair.target, options.target_lang)});
+    ++report.upper;
+  }
+  if (is_drawn(options.seed, Kind::kLower, index, options.augment_lower)) {
+    add({text::to_lower(pair.source, options.source_lang),
+         text::to_lower(pair.target, options.target_lang)});
+    ++report.lower;
+  }
+  if (partner) {
+    add({pair.source + " " + partner->source, pair.target + " " + partner->target});
+    ++report.joined;
+  }
+  if (is_drawn(options.seed, Kind::kPlaceholders, index, options.augment_placeholders)) {
+    const uint64_t bits = draw_bits(options.seed, Kind::kPlaceholders, index);
+    if (std::optional<SentencePair> protected_pair = with_placeholders(pair, bits >> 32)) {
+      add(std::move(*protected_pair));
+      ++report.placeholders;
+    }
+  }
+}
+
+bool augments(const CorpusOptions& options) {
+  return options.augment_upper > 0 || options.augment_lower > 0 || options.augment_concat > 0 ||
+         options.augment_placeholders > 0;
+}
+
 AugmentReport augment_training_split(Splits& splits, const CorpusOptions& options) {
   AugmentReport report;
   const std::size_t originals = splits.train.size();
-  if (originals == 0) return report;
-  const auto add = [&splits](SentencePair pair, std::size_t corpus) {
-    splits.train.push_back(std::move(pair));
-    splits.train_corpus.push_back(corpus);
-  };
   for (std::size_t i = 0; i < originals; ++i) {
     const std::size_t corpus = splits.train_corpus[i];
-    if (is_drawn(options.seed, Kind::kUpper, i, options.augment_upper)) {
-      const SentencePair& pair = splits.train[i];
-      add({text::to_upper(pair.source, options.source_lang),
-           text::to_upper(pair.target, options.target_lang)},
-          corpus);
-      ++report.upper;
-    }
-    if (is_drawn(options.seed, Kind::kLower, i, options.augment_lower)) {
-      const SentencePair& pair = splits.train[i];
-      add({text::to_lower(pair.source, options.source_lang),
-           text::to_lower(pair.target, options.target_lang)},
-          corpus);
-      ++report.lower;
-    }
-    if (originals > 1 && is_drawn(options.seed, Kind::kConcat, i, options.augment_concat)) {
-      // Any other original pair: joined sentences need not follow each other in the corpus.
-      std::size_t partner = SplitMix64(options.seed ^ (static_cast<uint64_t>(Kind::kPartner) << 56) ^ i)
-                                .below(originals - 1);
-      if (partner >= i) ++partner;
-      const SentencePair& first = splits.train[i];
-      const SentencePair& second = splits.train[partner];
-      add({first.source + " " + second.source, first.target + " " + second.target}, corpus);
-      ++report.joined;
-    }
-    if (is_drawn(options.seed, Kind::kPlaceholders, i, options.augment_placeholders)) {
-      const uint64_t bits = draw_bits(options.seed, Kind::kPlaceholders, i);
-      if (std::optional<SentencePair> pair = with_placeholders(splits.train[i], bits >> 32)) {
-        add(std::move(*pair), corpus);
-        ++report.placeholders;
-      }
-    }
+    const std::optional<std::size_t> partner = concat_partner(i, originals, options);
+    // A copy: adding may move splits.train's pairs.
+    const SentencePair pair = splits.train[i];
+    const SentencePair partner_pair = partner ? splits.train[*partner] : SentencePair{};
+    augment_pair(i, pair, partner ? &partner_pair : nullptr, options, report,
+                 [&splits, corpus](SentencePair added) {
+                   splits.train.push_back(std::move(added));
+                   splits.train_corpus.push_back(corpus);
+                 });
   }
   return report;
 }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <istream>
+#include <limits>
 #include <new>
 #include <optional>
 #include <utility>
@@ -64,8 +65,10 @@ void note_problem(ReadReport& report, std::size_t line, const std::string& reaso
 
 // One line of a TSV file (without its "\n"): a pair added to the corpus, or counted and, among the
 // first few, named with the reason it was skipped.
-void add_tsv_line(std::string_view view, TsvFormat format, Corpus& corpus) {
-  ReadReport& report = corpus.report;
+void add_tsv_line(std::string_view view,
+                  TsvFormat format,
+                  ReadReport& report,
+                  std::vector<SentencePair>& pairs) {
   if (report.lines == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
   if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
   if (is_blank(view)) {
@@ -96,7 +99,7 @@ void add_tsv_line(std::string_view view, TsvFormat format, Corpus& corpus) {
                  std::string("empty ") + (source.empty() ? "source" : "target"));
     return;
   }
-  corpus.pairs.push_back({std::string(source), std::string(target)});
+  pairs.push_back({std::string(source), std::string(target)});
 }
 
 void note_too_long(ReadReport& report,
@@ -146,33 +149,6 @@ class CorpusLines {
   std::optional<LineReader> reader_;
 };
 
-// Runs read, which fills corpus; memory that runs out on the way (the pairs of a huge or
-// decompressing-without-end file) becomes DataError naming the file instead of std::bad_alloc.
-template <class Read>
-void read_into(Corpus& corpus, const std::string& name, Read read) {
-  try {
-    read();
-  } catch (const std::bad_alloc&) {
-    const std::size_t lines = corpus.report.lines;
-    std::vector<SentencePair>().swap(corpus.pairs);  // room for the message
-    throw DataError(name, "out of memory after " + std::to_string(lines) +
-                              " lines: its sentence pairs do not fit in the memory available "
-                              "(nmt holds a corpus in memory; split it or use a part of it)");
-  }
-  corpus.report.pairs = corpus.pairs.size();
-}
-
-void throw_if_unusable(const Corpus& corpus, const std::string& name) {
-  if (corpus.report.lines == corpus.report.blank) throw DataError(name, "the file is empty");
-  if (corpus.pairs.empty()) {
-    std::string detail =
-        "no usable sentence pair in " + std::to_string(corpus.report.lines) + " lines";
-    if (!corpus.report.first_problems.empty())
-      detail += " (first problem: " + corpus.report.first_problems[0] + ")";
-    throw DataError(name, detail);
-  }
-}
-
 // A tab inside a plain-text sentence would split it in the run's TSV split files.
 std::string tabs_to_spaces(std::string_view text) {
   std::string out(text);
@@ -185,8 +161,8 @@ std::string tabs_to_spaces(std::string_view text) {
 // One line pair of aligned files, as read_tsv's add_tsv_line for a TSV line.
 void add_aligned_lines(const LineReader& source_lines,
                        const LineReader& target_lines,
-                       Corpus& corpus) {
-  ReadReport& report = corpus.report;
+                       ReadReport& report,
+                       std::vector<SentencePair>& pairs) {
   const std::size_t line = report.lines;
   for (const LineReader* side : {&source_lines, &target_lines}) {
     if (side->is_too_long()) return note_too_long(report, side->path(), line, side->line_bytes());
@@ -222,34 +198,7 @@ void add_aligned_lines(const LineReader& source_lines,
         "empty line opposite " + check::quote(std::string(is_blank(source) ? target : source)));
     return;
   }
-  corpus.pairs.push_back({std::string(source), std::string(target)});
-}
-
-Corpus read_aligned_files(const CorpusFile& file) {
-  Corpus corpus;
-  corpus.report.file = file.name();
-  read_into(corpus, file.name(), [&] {
-    CorpusLines source(file.source);
-    CorpusLines target(file.target);
-    while (true) {
-      const bool has_source = source.next();
-      const bool has_target = target.next();
-      if (has_source && has_target) {
-        ++corpus.report.lines;
-        add_aligned_lines(source.reader(), target.reader(), corpus);
-        continue;
-      }
-      if (has_source == has_target) return;
-      CorpusLines& longer = has_source ? source : target;
-      while (longer.next()) {
-      }
-      throw DataError(file.source, "has " + std::to_string(source.reader().line_number()) +
-                                       " lines but " + file.target + " has " +
-                                       std::to_string(target.reader().line_number()) +
-                                       ": aligned files need one sentence per line on both sides");
-    }
-  });
-  return corpus;
+  pairs.push_back({std::string(source), std::string(target)});
 }
 
 }  // namespace
@@ -264,37 +213,119 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
       note_too_long(corpus.report, name, corpus.report.lines, line.size());
       continue;
     }
-    add_tsv_line(line, format, corpus);
+    add_tsv_line(line, format, corpus.report, corpus.pairs);
   }
   corpus.report.pairs = corpus.pairs.size();
   return corpus;
 }
 
-Corpus read_tsv_file(const std::string& path, TsvFormat format) {
-  Corpus corpus;
-  corpus.report.file = path;
-  read_into(corpus, path, [&] {
-    CorpusLines lines(path);
-    while (lines.next()) {
-      ++corpus.report.lines;
-      const LineReader& reader = lines.reader();
+struct CorpusReader::State {
+  CorpusFile file;
+  TsvFormat format;
+  ReadReport report;
+  CorpusLines source;  // the TSV file, or the source side of aligned files
+  std::optional<CorpusLines> target;
+  bool is_finished = false;
+
+  State(const CorpusFile& file, TsvFormat format)
+      : file(file),
+        format(format),
+        source(file.is_aligned_pair() ? file.source : file.path),
+        target(file.is_aligned_pair() ? std::optional<CorpusLines>(std::in_place, file.target)
+                                      : std::nullopt) {
+    report.file = file.name();
+  }
+
+  // Reads one more line (pair of lines) into pairs; false at the end of the corpus.
+  bool read_line(std::vector<SentencePair>& pairs) {
+    const bool has_source = source.next();
+    if (!target) {
+      if (!has_source) return false;
+      ++report.lines;
+      const LineReader& reader = source.reader();
       if (reader.is_too_long()) {
-        note_too_long(corpus.report, path, corpus.report.lines, reader.line_bytes());
+        note_too_long(report, reader.path(), report.lines, reader.line_bytes());
       } else {
-        add_tsv_line(reader.line(), format, corpus);
+        add_tsv_line(reader.line(), format, report, pairs);
       }
+      return true;
     }
-  });
-  throw_if_unusable(corpus, path);
-  return corpus;
+    const bool has_target = target->next();
+    if (has_source && has_target) {
+      ++report.lines;
+      add_aligned_lines(source.reader(), target->reader(), report, pairs);
+      return true;
+    }
+    if (has_source != has_target) throw_misaligned(has_source ? source : *target);
+    return false;
+  }
+
+  [[noreturn]] void throw_misaligned(CorpusLines& longer) {
+    while (longer.next()) {
+    }
+    throw DataError(file.source, "has " + std::to_string(source.reader().line_number()) +
+                                     " lines but " + file.target + " has " +
+                                     std::to_string(target->reader().line_number()) +
+                                     ": aligned files need one sentence per line on both sides");
+  }
+
+  void throw_if_unusable() const {
+    if (report.lines == report.blank) throw DataError(file.name(), "the file is empty");
+    if (report.pairs == 0) {
+      std::string detail = "no usable sentence pair in " + std::to_string(report.lines) + " lines";
+      if (!report.first_problems.empty()) {
+        detail += " (first problem: " + report.first_problems[0] + ")";
+      }
+      throw DataError(file.name(), detail);
+    }
+  }
+};
+
+CorpusReader::CorpusReader(const CorpusFile& file, TsvFormat format)
+    : state_(std::make_unique<State>(file, format)) {}
+
+CorpusReader::~CorpusReader() = default;
+
+bool CorpusReader::read(std::vector<SentencePair>& pairs, std::size_t at_most) {
+  State& state = *state_;
+  if (state.is_finished) return false;
+  const std::size_t before = pairs.size();
+  while (pairs.size() - before < at_most) {
+    if (!state.read_line(pairs)) {
+      state.is_finished = true;
+      break;
+    }
+  }
+  state.report.pairs += pairs.size() - before;
+  if (state.is_finished) state.throw_if_unusable();
+  return pairs.size() > before;
+}
+
+const ReadReport& CorpusReader::report() const { return state_->report; }
+
+Corpus read_tsv_file(const std::string& path, TsvFormat format) {
+  CorpusFile file;
+  file.path = path;
+  return read_corpus(file, format);
 }
 
 std::string CorpusFile::name() const { return is_aligned_pair() ? source + " + " + target : path; }
 
 Corpus read_corpus(const CorpusFile& file, TsvFormat format) {
-  if (!file.is_aligned_pair()) return read_tsv_file(file.path, format);
-  Corpus corpus = read_aligned_files(file);
-  throw_if_unusable(corpus, file.name());
+  Corpus corpus;
+  CorpusReader reader(file, format);
+  try {
+    while (reader.read(corpus.pairs, std::numeric_limits<std::size_t>::max())) {
+    }
+  } catch (const std::bad_alloc&) {
+    const std::size_t lines = reader.report().lines;
+    std::vector<SentencePair>().swap(corpus.pairs);  // room for the message
+    throw DataError(file.name(), "out of memory after " + std::to_string(lines) +
+                                     " lines: its sentence pairs do not fit in the memory "
+                                     "available (prepare it with `nmt prepare`, which streams "
+                                     "it, or use a part of it)");
+  }
+  corpus.report = reader.report();
   return corpus;
 }
 

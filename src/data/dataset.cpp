@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <limits>
 #include <numeric>
-#include <ostream>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,25 +38,56 @@ uint64_t group_rank(uint64_t seed, std::string_view key) {
   return fnv1a(key, fnv1a(seed_text));
 }
 
-// Pairs that survive cleaning and filtering, each with the rank of its group: the seeded hash of
-// its key (the notebook-cleaned source with group_by_source, else its input index).
-struct KeptPairs {
-  std::vector<SentencePair> pairs;
-  std::vector<uint64_t> group_ranks;
-  std::vector<std::size_t> corpora;  // the training corpus each pair came from
-};
-
 // Notebook-cleaned sources of the named dev and test sets: with group_by_source no training pair
 // may share one.
-std::unordered_set<std::string> held_out_sources(const CorpusSet& corpora,
+std::unordered_set<std::string> held_out_sources(const std::vector<SentencePair>& valid,
+                                                 const std::vector<SentencePair>& test,
                                                  const CorpusOptions& options) {
   std::unordered_set<std::string> sources;
   if (!options.group_by_source) return sources;
-  for (const auto* held_out : {&corpora.valid, &corpora.test}) {
+  for (const auto* held_out : {&valid, &test}) {
     for (const SentencePair& pair : *held_out) sources.insert(text::clean_notebook(pair.source));
   }
   return sources;
 }
+
+// A set of 64-bit hashes in one open-addressed table (linear probing, at most half full): 16 to
+// 32 bytes a hash where std::unordered_set takes about 40, for data.dedupe on tens of millions of
+// pairs. 0 marks a free slot, so the hash 0 is stored as 1.
+class HashSet {
+ public:
+  // False when hash was in the set already.
+  bool insert(uint64_t hash) {
+    if (hash == 0) hash = 1;
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    if (!place(slots_, hash)) return false;
+    ++size_;
+    return true;
+  }
+
+ private:
+  static bool place(std::vector<uint64_t>& slots, uint64_t hash) {
+    const std::size_t mask = slots.size() - 1;
+    for (std::size_t slot = splitmix64(hash) & mask;; slot = (slot + 1) & mask) {
+      if (slots[slot] == hash) return false;
+      if (slots[slot] == 0) {
+        slots[slot] = hash;
+        return true;
+      }
+    }
+  }
+
+  void grow() {
+    std::vector<uint64_t> larger(std::max<std::size_t>(1024, 2 * slots_.size()), 0);
+    for (const uint64_t hash : slots_) {
+      if (hash != 0) place(larger, hash);
+    }
+    slots_ = std::move(larger);
+  }
+
+  std::vector<uint64_t> slots_;
+  std::size_t size_ = 0;
+};
 
 // What cleaning makes of one training pair, and what the filters read of it.
 struct CleanedPair {
@@ -120,51 +150,64 @@ std::vector<CleanedPair> clean_in_parallel(std::size_t first,
   return cleaned;
 }
 
-// Cleans the training corpora a chunk at a time on every core and keeps what the filters let
-// through, in input order. Duplicates are recognised by a 64-bit hash of the cleaned pair (FNV-1a):
-// a set of hashes, not of strings, whatever the corpus size; two different pairs share one with
-// odds of about n^2 / 2^65 (1 in 40,000 for 30M pairs), and then one of them is dropped.
-KeptPairs filter_pairs(const CorpusSet& corpora,
-                       const CorpusOptions& options,
-                       text::CleanMode clean_mode,
-                       std::size_t threads,
-                       FilterReport& report) {
-  using Verdict = CleanedPair::Verdict;
-  constexpr std::size_t kChunk = 1 << 16;
-  KeptPairs kept;
-  const std::unordered_set<std::string> held_out = held_out_sources(corpora, options);
-  std::unordered_set<uint64_t> seen;
-  std::size_t input_start = 0;
-  for (std::size_t corpus = 0; corpus < corpora.train.size(); ++corpus) {
-    const std::vector<SentencePair>& raw = corpora.train[corpus];
-    for (std::size_t first = 0; first < raw.size(); first += kChunk) {
-      const std::size_t last = std::min(raw.size(), first + kChunk);
-      std::vector<CleanedPair> chunk = clean_in_parallel(first, last, threads, [&](std::size_t i) {
-        return clean_pair(raw[i], input_start + i, options, clean_mode, held_out);
-      });
-      for (CleanedPair& cleaned : chunk) {
-        switch (cleaned.verdict) {
-          case Verdict::kEmpty: ++report.empty; continue;
-          case Verdict::kTooLong: ++report.too_long; continue;
-          case Verdict::kIdentical: ++report.identical; continue;
-          case Verdict::kHeldOutSource: ++report.held_out_source; continue;
-          case Verdict::kKept: break;
-        }
-        if (options.dedupe && !seen.insert(cleaned.pair_hash).second) {
-          ++report.duplicates;
-          continue;
-        }
-        kept.group_ranks.push_back(cleaned.group_rank);
-        kept.pairs.push_back(std::move(cleaned.pair));
-        kept.corpora.push_back(corpus);
+// Cleans training pairs a chunk at a time on every core and passes those the filters let through
+// on, in input order, keeping the rank of each one's group. Duplicates are recognised by a 64-bit
+// hash of the cleaned pair (FNV-1a): a set of hashes, not of strings, whatever the corpus size;
+// two different pairs share one with odds of about n^2 / 2^65 (1 in 40,000 for 30M pairs), and
+// then one of them is dropped.
+class PairFilter {
+ public:
+  PairFilter(const CorpusOptions& options,
+             text::CleanMode clean_mode,
+             std::unordered_set<std::string> held_out,
+             std::size_t threads,
+             FilterReport& report)
+      : options_(options),
+        clean_mode_(clean_mode),
+        held_out_(std::move(held_out)),
+        threads_(threads),
+        report_(report) {}
+
+  // Filters raw[0, count); keep(pair) for each pair kept.
+  template <class Keep>
+  void add(const SentencePair* raw, std::size_t count, const Keep& keep) {
+    using Verdict = CleanedPair::Verdict;
+    std::vector<CleanedPair> chunk = clean_in_parallel(0, count, threads_, [&](std::size_t i) {
+      return clean_pair(raw[i], report_.input + i, options_, clean_mode_, held_out_);
+    });
+    report_.input += count;
+    for (CleanedPair& cleaned : chunk) {
+      switch (cleaned.verdict) {
+        case Verdict::kEmpty: ++report_.empty; continue;
+        case Verdict::kTooLong: ++report_.too_long; continue;
+        case Verdict::kIdentical: ++report_.identical; continue;
+        case Verdict::kHeldOutSource: ++report_.held_out_source; continue;
+        case Verdict::kKept: break;
       }
+      if (options_.dedupe && !seen_.insert(cleaned.pair_hash)) {
+        ++report_.duplicates;
+        continue;
+      }
+      ranks_.push_back(cleaned.group_rank);
+      ++report_.kept;
+      keep(std::move(cleaned.pair));
     }
-    input_start += raw.size();
   }
-  report.input = input_start;
-  report.kept = kept.pairs.size();
-  return kept;
-}
+
+  // The group rank of each pair kept, in order.
+  const std::vector<uint64_t>& ranks() const { return ranks_; }
+
+ private:
+  const CorpusOptions& options_;
+  text::CleanMode clean_mode_;
+  std::unordered_set<std::string> held_out_;
+  std::size_t threads_;
+  FilterReport& report_;
+  HashSet seen_;
+  std::vector<uint64_t> ranks_;
+};
+
+constexpr std::size_t kChunkPairs = std::size_t{1} << 16;
 
 // A named dev or test set: cleaned like the training data, never length-filtered.
 std::vector<SentencePair> clean_held_out(const std::vector<SentencePair>& raw,
@@ -184,50 +227,45 @@ std::vector<SentencePair> clean_held_out(const std::vector<SentencePair>& raw,
 
 enum class Destination : char { kTrain, kValid, kTest };
 
-// Groups of pairs with equal ranks (one source sentence each, unless two keys' 64-bit hashes
-// meet), in rank order, fill the test split, then the validation split, each until it holds its
-// fraction of the pairs; the rest train. Only the ranks are held, never the keys.
-std::vector<Destination> assign_splits(const std::vector<uint64_t>& ranks,
-                                       double valid_fraction,
-                                       double test_fraction) {
-  std::unordered_map<uint64_t, std::size_t> group_of_rank;
-  std::vector<std::size_t> group_of_pair(ranks.size());
-  std::vector<std::size_t> group_sizes;
-  std::vector<uint64_t> group_ranks;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const auto [it, inserted] = group_of_rank.try_emplace(ranks[i], group_sizes.size());
-    if (inserted) {
-      group_sizes.push_back(0);
-      group_ranks.push_back(ranks[i]);
-    }
-    group_of_pair[i] = it->second;
-    ++group_sizes[it->second];
-  }
-  std::vector<std::size_t> order(group_sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&group_ranks](std::size_t a, std::size_t b) { return group_ranks[a] < group_ranks[b]; });
-  const double total = static_cast<double>(ranks.size());
-  const auto want_test = static_cast<std::size_t>(std::llround(test_fraction * total));
-  const auto want_valid = static_cast<std::size_t>(std::llround(valid_fraction * total));
-  std::vector<Destination> group_destination(group_sizes.size(), Destination::kTrain);
-  std::size_t n_test = 0;
-  std::size_t n_valid = 0;
-  for (const std::size_t group : order) {
-    if (n_test < want_test) {
-      group_destination[group] = Destination::kTest;
-      n_test += group_sizes[group];
-    } else if (n_valid < want_valid) {
-      group_destination[group] = Destination::kValid;
-      n_valid += group_sizes[group];
+// The groups that are held out: groups of pairs with equal ranks (one source sentence each,
+// unless two keys' 64-bit hashes meet), in rank order, fill the test split, then the validation
+// split, each until it holds its fraction of the pairs; the rest train. Only the ranks are held,
+// never the keys, and of the groups only the held-out ones.
+class HeldOutGroups {
+ public:
+  HeldOutGroups(const std::vector<uint64_t>& ranks, double valid_fraction, double test_fraction) {
+    const double total = static_cast<double>(ranks.size());
+    const auto want_test = static_cast<std::size_t>(std::llround(test_fraction * total));
+    const auto want_valid = static_cast<std::size_t>(std::llround(valid_fraction * total));
+    if (want_test == 0 && want_valid == 0) return;
+    std::vector<uint64_t> sorted = ranks;
+    std::sort(sorted.begin(), sorted.end());
+    std::size_t n_test = 0;
+    std::size_t n_valid = 0;
+    for (std::size_t first = 0; first < sorted.size() && (n_test < want_test || n_valid < want_valid);) {
+      std::size_t last = first + 1;
+      while (last < sorted.size() && sorted[last] == sorted[first]) ++last;
+      if (n_test < want_test) {
+        test_.push_back(sorted[first]);
+        n_test += last - first;
+      } else {
+        valid_.push_back(sorted[first]);
+        n_valid += last - first;
+      }
+      first = last;
     }
   }
-  std::vector<Destination> destinations(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    destinations[i] = group_destination[group_of_pair[i]];
+
+  Destination of(uint64_t rank) const {
+    if (std::binary_search(test_.begin(), test_.end(), rank)) return Destination::kTest;
+    if (std::binary_search(valid_.begin(), valid_.end(), rank)) return Destination::kValid;
+    return Destination::kTrain;
   }
-  return destinations;
-}
+
+ private:
+  std::vector<uint64_t> test_;   // ascending
+  std::vector<uint64_t> valid_;  // ascending
+};
 
 // Where ConfigError messages for entry i of a corpus list start: "train[1]".
 std::string entry_name(const char* list, std::size_t i) {
@@ -329,19 +367,32 @@ Splits make_splits(const CorpusSet& corpora,
                    text::CleanMode clean_mode,
                    std::size_t threads) {
   Splits splits;
+  PairFilter filter(options, clean_mode, held_out_sources(corpora.valid, corpora.test, options),
+                    threads, splits.report);
+  std::vector<SentencePair> kept;
+  std::vector<std::size_t> kept_corpus;
+  for (std::size_t corpus = 0; corpus < corpora.train.size(); ++corpus) {
+    const std::vector<SentencePair>& raw = corpora.train[corpus];
+    for (std::size_t first = 0; first < raw.size(); first += kChunkPairs) {
+      filter.add(raw.data() + first, std::min(kChunkPairs, raw.size() - first),
+                 [&](SentencePair&& pair) {
+                   kept.push_back(std::move(pair));
+                   kept_corpus.push_back(corpus);
+                 });
+    }
+  }
   const bool has_named_valid = !options.valid.empty();
   const bool has_named_test = !options.test.empty();
-  KeptPairs kept = filter_pairs(corpora, options, clean_mode, threads, splits.report);
-  const std::vector<Destination> destinations =
-      assign_splits(kept.group_ranks, has_named_valid ? 0.0 : options.valid_fraction,
-                    has_named_test ? 0.0 : options.test_fraction);
-  for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
-    if (destinations[i] == Destination::kTrain) {
-      splits.train.push_back(std::move(kept.pairs[i]));
-      splits.train_corpus.push_back(kept.corpora[i]);
-    } else {
-      auto& split = destinations[i] == Destination::kTest ? splits.test : splits.valid;
-      split.push_back(std::move(kept.pairs[i]));
+  const HeldOutGroups held_out(filter.ranks(), has_named_valid ? 0.0 : options.valid_fraction,
+                               has_named_test ? 0.0 : options.test_fraction);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    switch (held_out.of(filter.ranks()[i])) {
+      case Destination::kTrain:
+        splits.train.push_back(std::move(kept[i]));
+        splits.train_corpus.push_back(kept_corpus[i]);
+        break;
+      case Destination::kValid: splits.valid.push_back(std::move(kept[i])); break;
+      case Destination::kTest: splits.test.push_back(std::move(kept[i])); break;
     }
   }
   if (has_named_valid) splits.valid = clean_held_out(corpora.valid, clean_mode, splits.report);
@@ -349,30 +400,128 @@ Splits make_splits(const CorpusSet& corpora,
   return splits;
 }
 
+namespace {
+
+// The pairs of a list of named dev or test files, read whole (they are scored whole).
+std::vector<SentencePair> read_named_set(const std::vector<CorpusFile>& files,
+                                         const char* role,
+                                         const CorpusOptions& options,
+                                         const ReadObserver& on_read) {
+  std::vector<SentencePair> pairs;
+  for (const CorpusFile& file : files) {
+    Corpus corpus = read_corpus(file, options.format);
+    if (on_read.file_read) on_read.file_read(role, corpus.report);
+    if (options.reverse) reverse_pairs(corpus.pairs);
+    pairs.insert(pairs.end(), std::make_move_iterator(corpus.pairs.begin()),
+                 std::make_move_iterator(corpus.pairs.end()));
+  }
+  return pairs;
+}
+
+// Filters the training corpora into kept_path; returns, per corpus, the number of kept pairs up to
+// its end.
+std::vector<std::size_t> filter_into(const std::string& kept_path,
+                                     const CorpusOptions& options,
+                                     PairFilter& filter,
+                                     const FilterReport& report,
+                                     const ReadObserver& on_read) {
+  PairFileWriter kept(kept_path);
+  std::vector<std::size_t> corpus_ends;
+  std::vector<SentencePair> chunk;
+  for (const CorpusFile& file : options.training_corpora()) {
+    CorpusReader reader(file, options.format);
+    try {
+      while (chunk.clear(), reader.read(chunk, kChunkPairs)) {
+        if (options.reverse) reverse_pairs(chunk);
+        filter.add(chunk.data(), chunk.size(), [&kept](SentencePair&& pair) { kept.add(pair); });
+        if (on_read.pairs_read) on_read.pairs_read(report.input);
+      }
+    } catch (const std::bad_alloc&) {
+      std::vector<SentencePair>().swap(chunk);  // room for the message
+      throw DataError(file.name(),
+                      "out of memory after " + std::to_string(reader.report().lines) +
+                          " lines: nmt keeps a hash of each sentence pair while it splits the "
+                          "corpus, and this many do not fit in the memory available; use a part "
+                          "of the corpus");
+    }
+    if (on_read.file_read) on_read.file_read("train", reader.report());
+    corpus_ends.push_back(kept.pairs());
+  }
+  kept.commit();
+  return corpus_ends;
+}
+
+}  // namespace
+
+StreamedSplits stream_splits(const CorpusOptions& options,
+                             text::CleanMode clean_mode,
+                             const std::string& train_path,
+                             const std::string& kept_path,
+                             const ReadObserver& on_read,
+                             std::size_t threads) {
+  StreamedSplits splits;
+  // The named sets come first: with group_by_source their sources decide which training pairs go.
+  const std::vector<SentencePair> valid = read_named_set(options.valid, "valid", options, on_read);
+  const std::vector<SentencePair> test = read_named_set(options.test, "test", options, on_read);
+  PairFilter filter(options, clean_mode, held_out_sources(valid, test, options), threads,
+                    splits.report);
+  const std::vector<std::size_t> corpus_ends =
+      filter_into(kept_path, options, filter, splits.report, on_read);
+  const HeldOutGroups held_out(filter.ranks(), options.valid.empty() ? options.valid_fraction : 0.0,
+                               options.test.empty() ? options.test_fraction : 0.0);
+  PairFileReader kept(kept_path);
+  PairFileWriter train(train_path);
+  std::vector<SentencePair> chunk;
+  std::size_t index = 0;
+  uint32_t corpus = 0;
+  while (chunk.clear(), kept.read(chunk, kChunkPairs)) {
+    for (SentencePair& pair : chunk) {
+      while (index >= corpus_ends[corpus]) ++corpus;
+      switch (held_out.of(filter.ranks()[index++])) {
+        case Destination::kTrain:
+          train.add(pair);
+          splits.train_corpus.push_back(corpus);
+          break;
+        case Destination::kValid: splits.valid.push_back(std::move(pair)); break;
+        case Destination::kTest: splits.test.push_back(std::move(pair)); break;
+      }
+    }
+  }
+  train.commit();
+  remove_tree(kept_path);
+  splits.train_size = train.pairs();
+  if (!options.valid.empty()) splits.valid = clean_held_out(valid, clean_mode, splits.report);
+  if (!options.test.empty()) splits.test = clean_held_out(test, clean_mode, splits.report);
+  return splits;
+}
+
+LengthVerdict length_verdict(std::size_t source_tokens,
+                             std::size_t target_tokens,
+                             const CorpusOptions& options) {
+  const std::size_t longer = std::max(source_tokens, target_tokens);
+  const std::size_t shorter = std::max<std::size_t>(1, std::min(source_tokens, target_tokens));
+  if (options.max_length > 0 && longer > static_cast<std::size_t>(options.max_length)) {
+    return LengthVerdict::kTooManyTokens;
+  }
+  if (options.max_length_ratio > 0.0 &&
+      static_cast<double>(longer) > options.max_length_ratio * static_cast<double>(shorter)) {
+    return LengthVerdict::kLengthRatio;
+  }
+  return LengthVerdict::kKept;
+}
+
 std::vector<std::size_t> filter_by_length(Splits& splits,
                                           const CorpusOptions& options,
                                           const PairLengths& lengths) {
   std::vector<std::size_t> kept;
-  if (options.max_length == 0 && options.max_length_ratio == 0.0) {
-    kept.resize(splits.train.size());
-    std::iota(kept.begin(), kept.end(), 0);
-    return kept;
-  }
   kept.reserve(splits.train.size());
-  const auto max_length = static_cast<std::size_t>(options.max_length);
   std::size_t out = 0;
   for (std::size_t i = 0; i < splits.train.size(); ++i) {
     const auto [source, target] = lengths(i);
-    const std::size_t longer = std::max(source, target);
-    const std::size_t shorter = std::max<std::size_t>(1, std::min(source, target));
-    if (max_length > 0 && longer > max_length) {
-      ++splits.report.too_many_tokens;
-      continue;
-    }
-    if (options.max_length_ratio > 0.0 &&
-        static_cast<double>(longer) > options.max_length_ratio * static_cast<double>(shorter)) {
-      ++splits.report.length_ratio;
-      continue;
+    switch (length_verdict(source, target, options)) {
+      case LengthVerdict::kTooManyTokens: ++splits.report.too_many_tokens; continue;
+      case LengthVerdict::kLengthRatio: ++splits.report.length_ratio; continue;
+      case LengthVerdict::kKept: break;
     }
     if (out != i) {
       splits.train[out] = std::move(splits.train[i]);
@@ -386,27 +535,33 @@ std::vector<std::size_t> filter_by_length(Splits& splits,
   return kept;
 }
 
-std::vector<std::size_t> apply_weights(Splits& splits, const CorpusOptions& options) {
+bool is_weighted(const CorpusOptions& options) {
   const std::vector<CorpusFile> corpora = options.training_corpora();
-  const bool is_weighted = std::any_of(corpora.begin(), corpora.end(),
-                                       [](const CorpusFile& file) { return file.weight != 1.0; });
+  return std::any_of(corpora.begin(), corpora.end(),
+                     [](const CorpusFile& file) { return file.weight != 1.0; });
+}
+
+std::size_t weighted_copies(std::size_t index, double weight, uint64_t seed) {
+  auto copies = static_cast<std::size_t>(std::floor(weight));
+  // A seeded uniform draw in [0, 1) per pair: the sampled pairs do not depend on the platform.
+  const double draw = static_cast<double>(splitmix64(seed ^ splitmix64(index)) >> 11) * 0x1.0p-53;
+  if (draw < weight - std::floor(weight)) ++copies;
+  return copies;
+}
+
+std::vector<std::size_t> apply_weights(Splits& splits, const CorpusOptions& options) {
   std::vector<std::size_t> origins;
-  if (!is_weighted) {
+  if (!is_weighted(options)) {
     origins.resize(splits.train.size());
     std::iota(origins.begin(), origins.end(), 0);
     return origins;
   }
+  const std::vector<CorpusFile> corpora = options.training_corpora();
   std::vector<SentencePair> weighted;
   std::vector<std::size_t> weighted_corpus;
   for (std::size_t i = 0; i < splits.train.size(); ++i) {
     const std::size_t corpus = splits.train_corpus[i];
-    const double weight = corpora.at(corpus).weight;
-    auto copies = static_cast<std::size_t>(std::floor(weight));
-    const double fraction = weight - std::floor(weight);
-    // A seeded uniform draw in [0, 1) per pair: the sampled pairs do not depend on the platform.
-    const double draw =
-        static_cast<double>(splitmix64(options.seed ^ splitmix64(i)) >> 11) * 0x1.0p-53;
-    if (draw < fraction) ++copies;
+    const std::size_t copies = weighted_copies(i, corpora.at(corpus).weight, options.seed);
     for (std::size_t copy = 0; copy < copies; ++copy) {
       weighted.push_back(splits.train[i]);
       weighted_corpus.push_back(corpus);
@@ -435,27 +590,60 @@ std::vector<std::size_t> sample_indices(std::size_t count, std::size_t at_most, 
 }
 
 void write_pairs(const std::string& path, const std::vector<SentencePair>& pairs) {
-  write_file_atomically(path, [&pairs](std::ostream& out) {
-    for (const SentencePair& pair : pairs) out << pair.source << '\t' << pair.target << '\n';
-  });
+  PairFileWriter writer(path);
+  for (const SentencePair& pair : pairs) writer.add(pair);
+  writer.commit();
 }
 
 std::vector<SentencePair> read_pairs(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path, "cannot open split file");
   std::vector<SentencePair> pairs;
-  std::string line;
-  std::size_t line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  PairFileReader reader(path);
+  while (reader.read(pairs, std::numeric_limits<std::size_t>::max())) {
+  }
+  return pairs;
+}
+
+PairFileReader::PairFileReader(const std::string& path) : path_(path) {
+  try {
+    lines_ = std::make_unique<LineReader>(path, kMaxLineBytes);
+  } catch (const Error&) {
+    throw DataError(path, "cannot open split file");
+  }
+}
+
+bool PairFileReader::read(std::vector<SentencePair>& pairs, std::size_t at_most) {
+  const std::size_t before = pairs.size();
+  while (pairs.size() - before < at_most && lines_->next()) {
+    const std::string& line = lines_->line();
     const std::size_t tab = line.find('\t');
-    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
-      throw DataError(path, line_number, "expected source<TAB>target");
+    if (lines_->is_too_long() || tab == std::string::npos ||
+        line.find('\t', tab + 1) != std::string::npos) {
+      throw DataError(path_, lines_->line_number(), "expected source<TAB>target");
     }
     pairs.push_back({line.substr(0, tab), line.substr(tab + 1)});
   }
-  return pairs;
+  return pairs.size() > before;
+}
+
+PairFileWriter::PairFileWriter(std::string path) : file_(std::move(path)) {}
+
+void PairFileWriter::add(const SentencePair& pair) {
+  buffer_ += pair.source;
+  buffer_ += '\t';
+  buffer_ += pair.target;
+  buffer_ += '\n';
+  ++pairs_;
+  if (buffer_.size() >= (std::size_t{1} << 20)) flush();
+}
+
+void PairFileWriter::flush() {
+  file_.append(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void PairFileWriter::commit() {
+  flush();
+  file_.commit();
 }
 
 }  // namespace nmt::data

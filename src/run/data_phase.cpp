@@ -1,5 +1,6 @@
 #include "nmt/run/data_phase.h"
 
+#include <ATen/Parallel.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -8,11 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 
 #include "nmt/data/augment.h"
 #include "nmt/data/batcher.h"
 #include "nmt/data/corpus.h"
+#include "nmt/device.h"
 #include "nmt/error.h"
+#include "nmt/format.h"
 #include "nmt/io.h"
 #include "nmt/run/open_run.h"
 #include "nmt/text/placeholders.h"
@@ -49,6 +53,16 @@ nlohmann::json read_json(const char* role, const data::ReadReport& read) {
 struct UnknownPieces {
   int64_t source = 0, source_total = 0, target = 0, target_total = 0;
 
+  // Counts pair's pieces `copies` times.
+  void add(const data::EncodedPair& pair, std::size_t copies) {
+    const auto count = [copies](const std::vector<int64_t>& ids, int64_t& unknown, int64_t& total) {
+      unknown += static_cast<int64_t>(copies) * std::count(ids.begin(), ids.end(), text::kUnkId);
+      total += static_cast<int64_t>(copies * ids.size());
+    };
+    count(pair.source, source, source_total);
+    count(pair.target, target, target_total);
+  }
+
   static double share(int64_t unknown, int64_t total) {
     return total == 0 ? 0.0 : static_cast<double>(unknown) / static_cast<double>(total);
   }
@@ -56,21 +70,6 @@ struct UnknownPieces {
     return {{"source", share(source, source_total)}, {"target", share(target, target_total)}};
   }
 };
-
-UnknownPieces count_unknown_pieces(const data::EncodedCorpus& encoded,
-                                   const std::vector<std::size_t>& pairs) {
-  UnknownPieces counts;
-  const auto count = [](const std::vector<int64_t>& ids, int64_t& unknown, int64_t& total) {
-    unknown += std::count(ids.begin(), ids.end(), text::kUnkId);
-    total += static_cast<int64_t>(ids.size());
-  };
-  for (const std::size_t index : pairs) {
-    const data::EncodedPair pair = encoded.pair(index);
-    count(pair.source, counts.source, counts.source_total);
-    count(pair.target, counts.target, counts.target_total);
-  }
-  return counts;
-}
 
 // A share of <UNK> pieces above which a kept vocabulary is said to fit the corpus badly.
 constexpr double kUnknownShareWarning = 0.01;
@@ -89,12 +88,19 @@ void log_unknown_pieces(const UnknownPieces& counts, const RunDir& vocabulary_so
   }
 }
 
+// The sizes of the three splits.
+struct SplitSizes {
+  std::size_t train = 0;
+  std::size_t valid = 0;
+  std::size_t test = 0;
+};
+
 nlohmann::json report_json(const nlohmann::json& reads,
-                           const data::Splits& splits,
+                           const data::FilterReport& filter,
+                           const SplitSizes& sizes,
                            const data::AugmentReport& augmented,
                            const text::TokenizerPair& tokenizers,
                            const std::optional<UnknownPieces>& unknown) {
-  const data::FilterReport& filter = splits.report;
   nlohmann::json report = {
       {"corpora", reads},
       {"dropped",
@@ -111,10 +117,7 @@ nlohmann::json report_json(const nlohmann::json& reads,
         {"lower", augmented.lower},
         {"joined", augmented.joined},
         {"placeholders", augmented.placeholders}}},
-      {"split",
-       {{"train", splits.train.size()},
-        {"valid", splits.valid.size()},
-        {"test", splits.test.size()}}},
+      {"split", {{"train", sizes.train}, {"valid", sizes.valid}, {"test", sizes.test}}},
       {"vocab", {{"source", tokenizers.source->size()}, {"target", tokenizers.target->size()}}}};
   if (unknown) report["unknown_piece_share"] = unknown->to_json();
   return report;
@@ -125,19 +128,6 @@ std::string describe_direction(const data::CorpusOptions& options) {
   if (options.source_lang.empty() && options.target_lang.empty()) return "";
   return " " + (options.source_lang.empty() ? std::string("?") : options.source_lang) + " -> " +
          (options.target_lang.empty() ? std::string("?") : options.target_lang);
-}
-
-enum class Side { kSource, kTarget };
-
-std::vector<std::string> side(const std::vector<data::SentencePair>& pairs,
-                              const std::vector<std::size_t>& indices,
-                              Side which) {
-  std::vector<std::string> out;
-  out.reserve(indices.size());
-  for (const std::size_t index : indices) {
-    out.push_back(which == Side::kSource ? pairs[index].source : pairs[index].target);
-  }
-  return out;
 }
 
 void log_filters(const Config& config, const data::FilterReport& report) {
@@ -171,69 +161,154 @@ void log_augmentation(const data::AugmentReport& report) {
       report.total(), report.upper, report.lower, report.joined, report.placeholders);
 }
 
-void log_splits(const Config& config, const data::Splits& splits) {
+void log_splits(const Config& config, const SplitSizes& sizes) {
   const auto origin = [](const std::vector<data::CorpusFile>& named) {
     return named.empty() ? std::string("") : " (named files)";
   };
-  spdlog::info("split: {} train, {} valid{}, {} test{}{}", splits.train.size(), splits.valid.size(),
-               origin(config.data.valid), splits.test.size(), origin(config.data.test),
+  spdlog::info("split: {} train, {} valid{}, {} test{}{}", sizes.train, sizes.valid,
+               origin(config.data.valid), sizes.test, origin(config.data.test),
                config.data.group_by_source ? " (grouped by source sentence)" : "");
-  if (splits.valid.empty()) {
+  if (sizes.valid == 0) {
     spdlog::warn("the validation split is empty: no validation loss, no best.pt");
   }
 }
 
-// Every corpus the configuration names, read (and reversed with data.reverse).
-data::CorpusSet read_corpora(const data::CorpusOptions& options, nlohmann::json& reads) {
-  data::CorpusSet corpora;
-  const auto read = [&](const char* role, const data::CorpusFile& file) {
-    data::Corpus corpus = data::read_corpus(file, options.format);
-    log_read_report(corpus.report);
-    reads.push_back(read_json(role, corpus.report));
-    if (options.reverse) data::reverse_pairs(corpus.pairs);
-    return std::move(corpus.pairs);
-  };
-  for (const data::CorpusFile& file : options.training_corpora()) {
-    corpora.train.push_back(read("train", file));
+// Logs how a long step advances, at most every kInterval: the pairs done, their rate and, with a
+// known total, the share done and the time left.
+class ProgressLog {
+ public:
+  explicit ProgressLog(std::string what, std::size_t total = 0)
+      : what_(std::move(what)), total_(total), start_(Clock::now()), last_(start_) {}
+
+  void update(std::size_t done) {
+    const Clock::time_point now = Clock::now();
+    if (now - last_ < kInterval) return;
+    last_ = now;
+    const double rate = static_cast<double>(done) / seconds();
+    if (total_ == 0 || done >= total_) {
+      spdlog::info("{}: {} pairs, {:.0f} a second", what_, done, rate);
+      return;
+    }
+    spdlog::info("{}: {} of {} pairs ({:.0f}%), {:.0f} a second, about {} left", what_, done,
+                 total_, 100.0 * static_cast<double>(done) / static_cast<double>(total_), rate,
+                 format_duration(static_cast<double>(total_ - done) / rate));
   }
-  for (const data::CorpusFile& file : options.valid) {
-    std::vector<data::SentencePair> pairs = read("valid", file);
-    corpora.valid.insert(corpora.valid.end(), pairs.begin(), pairs.end());
+  double seconds() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
   }
-  for (const data::CorpusFile& file : options.test) {
-    std::vector<data::SentencePair> pairs = read("test", file);
-    corpora.test.insert(corpora.test.end(), pairs.begin(), pairs.end());
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds kInterval{15};
+
+  std::string what_;
+  std::size_t total_;
+  Clock::time_point start_;
+  Clock::time_point last_;
+};
+
+// Every core tokenizes (at::parallel_for) while the data phase runs, whatever number of threads
+// the process had before and has after: LibTorch's own default here is one.
+class AllCores {
+ public:
+  AllCores() : before_(at::get_num_threads()) { set_threads(0); }
+  ~AllCores() { at::set_num_threads(before_); }
+  AllCores(const AllCores&) = delete;
+  AllCores& operator=(const AllCores&) = delete;
+
+ private:
+  int before_;
+};
+
+// Files the data phase writes into the run directory and removes when it ends, however it ends.
+class ScratchFiles {
+ public:
+  explicit ScratchFiles(const RunDir& dir) : dir_(dir.path()) {}
+  ~ScratchFiles() {
+    for (const std::string& path : paths_) remove_tree(path);
   }
-  return corpora;
+  ScratchFiles(const ScratchFiles&) = delete;
+  ScratchFiles& operator=(const ScratchFiles&) = delete;
+
+  std::string add(const std::string& name) {
+    paths_.push_back((std::filesystem::path(dir_) / name).string());
+    return paths_.back();
+  }
+
+ private:
+  std::string dir_;
+  std::vector<std::string> paths_;
+};
+
+constexpr std::size_t kChunkPairs = std::size_t{1} << 16;
+
+// The training split before tokenization, on disk: the pairs the splitting kept, then those that
+// augmentation added; with the training corpus of each.
+struct TrainingText {
+  std::vector<std::string> files;
+  std::size_t size = 0;
+  std::vector<uint32_t> corpus;
+};
+
+// Calls visit(chunk, index of its first pair) for the training text, a chunk at a time.
+template <class Visit>
+void for_each_chunk(const TrainingText& text, const Visit& visit) {
+  std::size_t first = 0;
+  std::vector<data::SentencePair> chunk;
+  for (const std::string& file : text.files) {
+    data::PairFileReader reader(file);
+    while (chunk.clear(), reader.read(chunk, kChunkPairs)) {
+      visit(chunk, first);
+      first += chunk.size();
+    }
+  }
 }
 
-// Writes the given pairs of encoded, in that order, into dir's token file of split, and maps it.
-data::EncodedCorpus write_token_file(const RunDir& dir,
-                                     Split split,
-                                     const data::EncodedCorpus& encoded,
-                                     const std::vector<std::size_t>& pairs,
-                                     const text::TokenizerPair& tokenizers) {
-  data::TokenFileWriter writer(dir.token_file(split), tokenizers.source->size(),
-                               tokenizers.target->size());
-  for (const std::size_t index : pairs) {
-    const data::EncodedPair pair = encoded.pair(index);
-    writer.add(pair.source, pair.target);
+// Augments the training text (data/augment.h) into added_path, in two passes over it: the first
+// collects the pairs that others are joined with, the second adds pairs.
+data::AugmentReport augment_training_text(const data::CorpusOptions& options,
+                                          TrainingText& text,
+                                          const std::string& added_path) {
+  data::AugmentReport report;
+  if (!data::augments(options)) return report;
+  const std::size_t originals = text.size;
+  std::unordered_map<std::size_t, data::SentencePair> partners;
+  for (std::size_t i = 0; i < originals && options.augment_concat > 0; ++i) {
+    if (const auto partner = data::concat_partner(i, originals, options)) partners[*partner];
   }
-  writer.commit();
-  return data::EncodedCorpus::map(dir.token_file(split));
-}
-
-std::vector<std::size_t> all_of(const data::EncodedCorpus& encoded) {
-  std::vector<std::size_t> indices(encoded.size());
-  std::iota(indices.begin(), indices.end(), 0);
-  return indices;
+  if (!partners.empty()) {
+    for_each_chunk(text, [&partners](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+      for (std::size_t j = 0; j < chunk.size(); ++j) {
+        if (const auto it = partners.find(first + j); it != partners.end()) it->second = chunk[j];
+      }
+    });
+  }
+  data::PairFileWriter added(added_path);
+  ProgressLog progress("augmenting", originals);
+  for_each_chunk(text, [&](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+    progress.update(first);
+    for (std::size_t j = 0; j < chunk.size(); ++j) {
+      const std::size_t index = first + j;
+      const uint32_t corpus = text.corpus[index];
+      const std::optional<std::size_t> partner = data::concat_partner(index, originals, options);
+      data::augment_pair(index, chunk[j], partner ? &partners.at(*partner) : nullptr, options,
+                         report, [&](const data::SentencePair& pair) {
+                           added.add(pair);
+                           text.corpus.push_back(corpus);
+                         });
+    }
+  });
+  added.commit();
+  text.files.push_back(added_path);
+  text.size += added.pairs();
+  return report;
 }
 
 // The run's tokenizers: those of vocabulary_source, or trained on a seeded sample of the training
-// split (text.vocab_max_pairs): SentencePiece's time and memory grow with its input, and a
-// million pairs show it every piece a vocabulary of thousands keeps.
+// text (text.vocab_max_pairs): SentencePiece's time and memory grow with its input, and a
+// sample of hundreds of thousands of pairs shows it every piece a vocabulary of thousands keeps.
 text::TokenizerPair build_tokenizers(const Config& config,
-                                     const data::Splits& splits,
+                                     const TrainingText& training,
                                      const RunDir* vocabulary_source) {
   const bool placeholders = config.data.augment_placeholders > 0;
   if (vocabulary_source) {
@@ -246,45 +321,87 @@ text::TokenizerPair build_tokenizers(const Config& config,
     }
     return tokenizers;
   }
-  const std::vector<std::size_t> sample =
-      data::sample_indices(splits.train.size(), static_cast<std::size_t>(config.text.vocab_max_pairs),
-                           config.data.seed);
-  if (sample.size() < splits.train.size()) {
+  const std::vector<std::size_t> sample = data::sample_indices(
+      training.size, static_cast<std::size_t>(config.text.vocab_max_pairs), config.data.seed);
+  if (sample.size() < training.size) {
     spdlog::info("vocabulary: trained on a seeded sample of {} of the {} training pairs "
                  "(text.vocab_max_pairs)",
-                 sample.size(), splits.train.size());
+                 sample.size(), training.size);
   }
-  return text::train_tokenizers(
-      config.text, side(splits.train, sample, Side::kSource),
-      side(splits.train, sample, Side::kTarget), config.data.seed,
+  std::vector<std::string> sources;
+  std::vector<std::string> targets;
+  sources.reserve(sample.size());
+  targets.reserve(sample.size());
+  std::size_t next = 0;
+  for_each_chunk(training, [&](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+    for (; next < sample.size() && sample[next] < first + chunk.size(); ++next) {
+      const data::SentencePair& pair = chunk[sample[next] - first];
+      sources.push_back(pair.source);
+      targets.push_back(pair.target);
+    }
+  });
+  spdlog::info("vocabulary: training on {} pairs", sources.size());
+  const ProgressLog training_time("vocabulary");
+  text::TokenizerPair tokenizers = text::train_tokenizers(
+      config.text, sources, targets, config.data.seed,
       placeholders ? text::placeholder_symbols() : std::vector<std::string>{});
+  spdlog::info("vocabulary: trained in {}", format_duration(training_time.seconds()));
+  return tokenizers;
 }
 
-// The training split encoded once, on all cores; its pairs too long in tokens dropped and the
-// corpus weights applied, to splits.train and to `pairs`: the index in `encoded` of each training
-// pair's ids.
-struct EncodedTraining {
-  data::EncodedCorpus encoded;
-  std::vector<std::size_t> pairs;
-};
-
-EncodedTraining encode_training_split(const Config& config,
-                                      data::Splits& splits,
-                                      const text::TokenizerPair& tokenizers) {
-  EncodedTraining training{data::encode_pairs(splits.train, tokenizers), {}};
-  const std::vector<std::size_t> kept = data::filter_by_length(
-      splits, config.data, [&encoded = training.encoded](std::size_t index) {
-        return std::pair{encoded.source_length(index), encoded.target_length(index)};
-      });
-  log_filters(config, splits.report);
-  const std::size_t unweighted = splits.train.size();
-  for (const std::size_t origin : data::apply_weights(splits, config.data)) {
-    training.pairs.push_back(kept[origin]);
+// Encodes the training text a chunk at a time on all cores, drops its pairs too long in tokens
+// (counted in report), applies the corpus weights and writes what is left to dir's train.tsv and
+// train.ids, committing both only when a pair is left. Returns the pairs written.
+std::size_t write_training_split(const Config& config,
+                                 const TrainingText& training,
+                                 const text::TokenizerPair& tokenizers,
+                                 const RunDir& dir,
+                                 data::FilterReport& report,
+                                 UnknownPieces* unknown) {
+  data::PairFileWriter pairs(dir.split(Split::kTrain));
+  data::TokenFileWriter ids(dir.token_file(Split::kTrain), tokenizers.source->size(),
+                            tokenizers.target->size());
+  const bool is_weighted = data::is_weighted(config.data);
+  const std::vector<data::CorpusFile> corpora = config.data.training_corpora();
+  std::size_t kept = 0;
+  ProgressLog progress("tokenizing the training split", training.size);
+  for_each_chunk(training, [&](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+    progress.update(first);
+    const data::EncodedCorpus encoded = data::encode_pairs(chunk, tokenizers);
+    for (std::size_t j = 0; j < chunk.size(); ++j) {
+      switch (data::length_verdict(encoded.source_length(j), encoded.target_length(j),
+                                   config.data)) {
+        case data::LengthVerdict::kTooManyTokens: ++report.too_many_tokens; continue;
+        case data::LengthVerdict::kLengthRatio: ++report.length_ratio; continue;
+        case data::LengthVerdict::kKept: break;
+      }
+      const std::size_t copies =
+          is_weighted ? data::weighted_copies(kept, corpora.at(training.corpus[first + j]).weight,
+                                              config.data.seed)
+                      : 1;
+      ++kept;
+      if (copies == 0) continue;
+      const data::EncodedPair pair = encoded.pair(j);
+      if (unknown) unknown->add(pair, copies);
+      for (std::size_t copy = 0; copy < copies; ++copy) {
+        pairs.add(chunk[j]);
+        ids.add(pair.source, pair.target);
+      }
+    }
+  });
+  spdlog::info("tokenized {} training pairs in {}", training.size,
+               format_duration(progress.seconds()));
+  log_filters(config, report);
+  if (is_weighted) {
+    spdlog::info("corpus weights: {} training pairs become {}", kept, pairs.pairs());
   }
-  if (splits.train.size() != unweighted) {
-    spdlog::info("corpus weights: {} training pairs become {}", unweighted, splits.train.size());
+  if (pairs.pairs() == 0) {
+    throw DataError(config.data.training_corpora().front().name(),
+                    "no training pair left after cleaning, filtering and splitting");
   }
-  return training;
+  pairs.commit();
+  ids.commit();
+  return pairs.pairs();
 }
 
 // Maps dir's token file of split, refusing one written for other vocabularies.
@@ -310,8 +427,7 @@ PreparedData prepare_data(const Config& config,
                           const RunDir* vocabulary_source) {
   std::filesystem::create_directories(dir.path());
   const auto start = std::chrono::steady_clock::now();
-  nlohmann::json reads = nlohmann::json::array();
-  const data::CorpusSet corpora = read_corpora(config.data, reads);
+  const AllCores all_cores;
   if (config.data.reverse) {
     spdlog::info(
         "direction: the files' second column (or target file) is the source "
@@ -320,45 +436,69 @@ PreparedData prepare_data(const Config& config,
   } else if (!config.data.source_lang.empty() || !config.data.target_lang.empty()) {
     spdlog::info("direction:{}", describe_direction(config.data));
   }
+  ScratchFiles scratch(dir);
+  TrainingText training{{scratch.add("train.cleaned.tmp")}, 0, {}};
+  // prepare.json lists the training corpora first, as the configuration does; the named dev and
+  // test sets are read before them.
+  nlohmann::json reads = nlohmann::json::array();
+  nlohmann::json held_out_reads = nlohmann::json::array();
+  ProgressLog reading("cleaning and splitting");
+  const data::ReadObserver observer{[&](const char* role, const data::ReadReport& report) {
+                                      log_read_report(report);
+                                      (std::string(role) == "train" ? reads : held_out_reads)
+                                          .push_back(read_json(role, report));
+                                    },
+                                    [&reading](std::size_t pairs) { reading.update(pairs); }};
+  data::StreamedSplits splits =
+      data::stream_splits(config.data, config.text.clean, training.files.front(),
+                          scratch.add("train.kept.tmp"), observer);
+  spdlog::info("cleaned and split {} training-corpus pairs in {}", splits.report.input,
+               format_duration(reading.seconds()));
+  for (nlohmann::json& read : held_out_reads) reads.push_back(std::move(read));
+  training.size = splits.train_size;
+  training.corpus = std::move(splits.train_corpus);
+  const data::AugmentReport augmented =
+      augment_training_text(config.data, training, scratch.add("train.added.tmp"));
+  log_augmentation(augmented);
 
   PreparedData prepared;
-  prepared.splits = data::make_splits(corpora, config.data, config.text.clean);
-  data::Splits& splits = prepared.splits;
-  const data::AugmentReport augmented = data::augment_training_split(splits, config.data);
-  log_augmentation(augmented);
-  prepared.tokenizers = build_tokenizers(config, splits, vocabulary_source);
-  const EncodedTraining training = encode_training_split(config, splits, prepared.tokenizers);
-  if (splits.train.empty()) {
-    throw DataError(config.data.training_corpora().front().name(),
-                    "no training pair left after cleaning, filtering and splitting");
-  }
-  log_splits(config, splits);
+  prepared.tokenizers = build_tokenizers(config, training, vocabulary_source);
   std::optional<UnknownPieces> unknown;
-  if (vocabulary_source) {
-    unknown = count_unknown_pieces(training.encoded, training.pairs);
-    log_unknown_pieces(*unknown, *vocabulary_source);
-  }
-  data::write_pairs(dir.split(Split::kTrain), splits.train);
+  if (vocabulary_source) unknown.emplace();
+  const SplitSizes sizes{write_training_split(config, training, prepared.tokenizers, dir,
+                                              splits.report, unknown ? &*unknown : nullptr),
+                         splits.valid.size(), splits.test.size()};
+  log_splits(config, sizes);
+  if (unknown) log_unknown_pieces(*unknown, *vocabulary_source);
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
 
   const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
   spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
                prepared.tokenizers.target->size(), fmt::join(files, ", "));
-  prepared.train_ids = write_token_file(dir, Split::kTrain, training.encoded, training.pairs,
-                                        prepared.tokenizers);
-  const data::EncodedCorpus valid = data::encode_pairs(splits.valid, prepared.tokenizers);
-  prepared.valid_ids =
-      write_token_file(dir, Split::kValid, valid, all_of(valid), prepared.tokenizers);
+  data::write_token_file(dir.token_file(Split::kValid),
+                         data::encode_pairs(splits.valid, prepared.tokenizers),
+                         prepared.tokenizers.source->size(), prepared.tokenizers.target->size());
+  prepared.train_ids = map_token_file(dir, Split::kTrain, prepared.tokenizers);
+  prepared.valid_ids = map_token_file(dir, Split::kValid, prepared.tokenizers);
   spdlog::info("token ids ({} bytes each) -> {}, {}", prepared.train_ids.id_bytes(),
                dir.token_file(Split::kTrain), dir.token_file(Split::kValid));
 
   save_config(dir.config(), config);
-  write_text_atomically(dir.prepare_report(),
-                        report_json(reads, splits, augmented, prepared.tokenizers, unknown).dump(2) + "\n");
+  write_text_atomically(
+      dir.prepare_report(),
+      report_json(reads, splits.report, sizes, augmented, prepared.tokenizers, unknown).dump(2) +
+          "\n");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("data ready in {} ({:.1f} s)", dir.path(), seconds);
+  prepared.splits.valid = std::move(splits.valid);
+  prepared.splits.test = std::move(splits.test);
+  prepared.splits.report = splits.report;
+  // Subword sampling encodes the training text again each epoch.
+  if (text::subword_sampling(config.text)) {
+    prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
+  }
   return prepared;
 }
 

@@ -172,8 +172,9 @@ TEST(GzipBombTest, PairsThatOutgrowTheMemoryAreAnErrorNamingTheFile) {
   EXPECT_EQ(process.wait(), 1);
   const std::string log = testing::read_file(dir.file("log"));
   EXPECT_EQ(log.rfind("nmt: error: " + bomb + ": out of memory after ", 0), 0u) << log;
-  EXPECT_NE(log.find(" lines: its sentence pairs do not fit in the memory available (nmt holds a "
-                     "corpus in memory; split it or use a part of it)\n"),
+  EXPECT_NE(log.find(" lines: nmt keeps a hash of each sentence pair while it splits the corpus, "
+                     "and this many do not fit in the memory available; use a part of the "
+                     "corpus\n"),
             std::string::npos)
       << log;
   EXPECT_LT(process.peak_resident_kib(), limit / 1024);

@@ -215,6 +215,57 @@ TEST(CorpusTest, MisalignedFilesAreAnErrorNamingBothFilesAndCounts) {
   }
 }
 
+// Every pair of file read by a CorpusReader at_most pairs at a time, checking the chunk sizes.
+std::vector<SentencePair> read_in_chunks(const CorpusFile& file, std::size_t at_most,
+                                         ReadReport& report) {
+  CorpusReader reader(file, TsvFormat::kAuto);
+  std::vector<SentencePair> pairs;
+  std::vector<SentencePair> chunk;
+  while (chunk.clear(), reader.read(chunk, at_most)) {
+    EXPECT_LE(chunk.size(), at_most);
+    pairs.insert(pairs.end(), chunk.begin(), chunk.end());
+  }
+  EXPECT_FALSE(reader.read(chunk, at_most)) << "a finished reader stays finished";
+  report = reader.report();
+  return pairs;
+}
+
+TEST(CorpusReaderTest, ChunksOfAnySizeJoinUpToTheCorpusReadCorpusReads) {
+  testing::ScratchDir dir;
+  CorpusFile tsv;
+  tsv.path = dir.write("p.tsv", "Hi.\tHola.\nbad line\n\n1\tGo.\t2\tVe.\nA.\t\nB.\tBe.\nC.\tCe.\n");
+  const CorpusFile pair = aligned(dir.write("p.en", "Hi.\n\nGo.\nA.\nB.\n"),
+                                  dir.write("p.es.gz", gzip("Hola.\n\nVe.\n \nBe.\n")));
+  for (const CorpusFile& file : {tsv, pair}) {
+    const Corpus whole = read_corpus(file, TsvFormat::kAuto);
+    for (const std::size_t at_most : {std::size_t{1}, std::size_t{2}, std::size_t{1000}}) {
+      ReadReport report;
+      EXPECT_EQ(read_in_chunks(file, at_most, report), whole.pairs) << file.name() << " " << at_most;
+      EXPECT_EQ(report.pairs, whole.report.pairs);
+      EXPECT_EQ(report.lines, whole.report.lines);
+      EXPECT_EQ(report.blank, whole.report.blank);
+      EXPECT_EQ(report.skipped(), whole.report.skipped());
+      EXPECT_EQ(report.first_problems, whole.report.first_problems);
+    }
+  }
+}
+
+TEST(CorpusReaderTest, ACorpusWithoutAUsablePairIsRefusedWhenItsEndIsReached) {
+  testing::ScratchDir dir;
+  CorpusFile file;
+  file.path = dir.write("junk.tsv", "no tabs here\nnor here\n");
+  CorpusReader reader(file, TsvFormat::kAuto);
+  std::vector<SentencePair> chunk;
+  try {
+    reader.read(chunk, 1);
+    FAIL() << "a corpus without pairs was read";
+  } catch (const DataError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              file.path + ": no usable sentence pair in 2 lines (first problem: " + file.path +
+                  ":1: expected 2, 3 or 4 tab-separated columns, got 1)");
+  }
+}
+
 TEST(CorpusTest, ReadCorpusReadsTsvFilesByPath) {
   testing::ScratchDir dir;
   CorpusFile file;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "nmt/error.h"
@@ -168,6 +169,84 @@ TEST(MakeSplitsTest, TheSplitsAreTheSameForAnyNumberOfCleaningThreads) {
   EXPECT_EQ(one.report.duplicates, 1u);
   EXPECT_EQ(three.report.duplicates, 1u);
   EXPECT_EQ(one.train.size() + one.valid.size() + one.test.size(), 140300u - 2);
+}
+
+// The corpora of options read whole, as make_splits takes them.
+CorpusSet read_whole(const CorpusOptions& options) {
+  CorpusSet corpora;
+  const auto read = [&options](const CorpusFile& file) {
+    std::vector<SentencePair> pairs = read_corpus(file, options.format).pairs;
+    if (options.reverse) reverse_pairs(pairs);
+    return pairs;
+  };
+  for (const CorpusFile& file : options.training_corpora()) corpora.train.push_back(read(file));
+  for (const CorpusFile& file : options.test) {
+    const std::vector<SentencePair> pairs = read(file);
+    corpora.test.insert(corpora.test.end(), pairs.begin(), pairs.end());
+  }
+  return corpora;
+}
+
+std::string as_tsv(const std::vector<SentencePair>& pairs) {
+  std::string text;
+  for (const SentencePair& pair : pairs) text += pair.source + "\t" + pair.target + "\n";
+  return text;
+}
+
+TEST(StreamSplitsTest, TheSplitsAreMakeSplitsOnesWithTheTrainSplitOnDisk) {
+  testing::ScratchDir dir;
+  // Two chunks and more of one corpus, a second one in aligned files with a weight, and a named
+  // test set whose source drops a training pair; a duplicate, a pair too long, all reversed.
+  std::vector<SentencePair> big = numbered_pairs(40000, 2);
+  big[3] = {"Far too many words for the limit here.", "Demasiadas."};
+  big[10] = big[12];
+  std::vector<SentencePair> small = numbered_pairs(700);
+  for (SentencePair& pair : small) pair.source = "Other " + pair.source;
+  std::string small_source;
+  std::string small_target;
+  for (const SentencePair& pair : small) {
+    small_source += pair.target + "\n";  // data.reverse swaps them back
+    small_target += pair.source + "\n";
+  }
+  reverse_pairs(big);
+  CorpusOptions options;
+  options.train = {named(dir.write("big.tsv", as_tsv(big))), CorpusFile{}};
+  options.train[1].source = dir.write("small.es", small_source);
+  options.train[1].target = dir.write("small.en", small_target);
+  options.train[1].weight = 2.0;
+  options.test = {named(dir.write("test.tsv", "Frase 5 v0\tSentence number 5.\n"))};
+  options.reverse = true;
+  options.max_words = 6;
+  options.dedupe = true;
+  options.valid_fraction = 0.05;
+  std::vector<std::string> reads;
+  std::vector<std::size_t> progress;
+  const ReadObserver observer{[&reads](const char* role, const ReadReport& report) {
+                                reads.push_back(std::string(role) + " " +
+                                                std::to_string(report.pairs));
+                              },
+                              [&progress](std::size_t pairs) { progress.push_back(pairs); }};
+  const StreamedSplits streamed = stream_splits(options, text::CleanMode::kNormalize,
+                                                dir.file("train.tsv"), dir.file("kept.tmp"),
+                                                observer, 2);
+  const Splits whole = make_splits(read_whole(options), options, text::CleanMode::kNormalize, 1);
+  ASSERT_GT(whole.train.size(), 70000u);
+  EXPECT_EQ(read_pairs(dir.file("train.tsv")), whole.train);
+  EXPECT_EQ(streamed.train_size, whole.train.size());
+  EXPECT_EQ(std::vector<std::size_t>(streamed.train_corpus.begin(), streamed.train_corpus.end()),
+            whole.train_corpus);
+  EXPECT_EQ(streamed.valid, whole.valid);
+  EXPECT_EQ(streamed.test, whole.test);
+  EXPECT_EQ(streamed.test, (std::vector<SentencePair>{{"Sentence number 5.", "Frase 5 v0"}}));
+  const FilterReport& report = streamed.report;
+  EXPECT_EQ(report.input, 80700u);
+  EXPECT_EQ(report.too_long, 1u);
+  EXPECT_EQ(report.duplicates, 1u);
+  EXPECT_EQ(report.held_out_source, 1u);
+  EXPECT_EQ(report.kept, whole.report.kept);
+  EXPECT_EQ(reads, (std::vector<std::string>{"test 1", "train 80000", "train 700"}));
+  EXPECT_EQ(progress, (std::vector<std::size_t>{65536, 80000, 80700}));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("kept.tmp")));
 }
 
 TEST(SampleIndicesTest, ASeededSampleOfExactlyTheSizeAsked) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nmt/cpu_features.h"
+#include "nmt/data/augment.h"
 #include "nmt/data/batcher.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -578,12 +579,17 @@ TEST(DataPhaseTest, PreparedDataLoadsBackIdentically) {
   const Config config = load_config(tiny_config(dir));
   const PreparedData prepared = prepare_data(config, RunDir(dir.file("data")));
   const PreparedData loaded = load_prepared_data(config, RunDir(dir.file("data")));
-  EXPECT_TRUE(loaded.splits.train.empty());  // training reads the token file, not the text
+  // Training reads the token file, not the text.
+  EXPECT_TRUE(prepared.splits.train.empty());
+  EXPECT_TRUE(loaded.splits.train.empty());
   EXPECT_EQ(loaded.splits.valid, prepared.splits.valid);
   EXPECT_EQ(loaded.splits.test, prepared.splits.test);
   EXPECT_EQ(loaded.tokenizers.source->size(), prepared.tokenizers.source->size());
-  const data::EncodedCorpus encoded = data::encode_pairs(prepared.splits.train, prepared.tokenizers);
-  ASSERT_EQ(loaded.train_ids.size(), prepared.splits.train.size());
+  const std::vector<data::SentencePair> train =
+      data::read_pairs(RunDir(dir.file("data")).split(Split::kTrain));
+  const data::EncodedCorpus encoded = data::encode_pairs(train, prepared.tokenizers);
+  ASSERT_EQ(loaded.train_ids.size(), train.size());
+  ASSERT_EQ(prepared.train_ids.size(), train.size());
   for (std::size_t index = 0; index < encoded.size(); ++index) {
     ASSERT_EQ(loaded.train_ids.pair(index), encoded.pair(index)) << "pair " << index;
   }
@@ -625,6 +631,49 @@ TEST(DataPhaseTest, TrainingIntoPreparedDataTrainsOnItWithoutPreparingAgain) {
   EXPECT_EQ(outcome.result.reason, train::StopReason::kFinished);
   EXPECT_TRUE(std::filesystem::exists(prepared.checkpoint()));
   EXPECT_EQ(std::filesystem::last_write_time(prepared.token_file(Split::kTrain)), written);
+}
+
+// The data phase streams the corpus through files; the functions that hold it in memory say what
+// it must write.
+TEST(DataPhaseTest, TheStreamedDataPhaseWritesWhatTheStepsInMemoryMake) {
+  testing::ScratchDir dir;
+  const Config config = load_config(dir.write("steps.json", R"({
+    "data": {"train": [{"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv",
+                        "weight": 1.5}],
+             "valid_fraction": 0.1, "test_fraction": 0.1, "max_length": 9,
+             "augment_upper": 0.1, "augment_lower": 0.1, "augment_concat": 0.3},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
+    "text": {"tokenizer": "sentencepiece", "vocab_size": 500},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})"));
+  const RunDir run(dir.file("data"));
+  const PreparedData prepared = prepare_data(config, run);
+
+  const data::CorpusSet corpora{
+      {data::read_corpus(config.data.training_corpora()[0], config.data.format).pairs}, {}, {}};
+  data::Splits splits = data::make_splits(corpora, config.data, config.text.clean);
+  const data::AugmentReport augmented = data::augment_training_split(splits, config.data);
+  const data::EncodedCorpus unfiltered = data::encode_pairs(splits.train, prepared.tokenizers);
+  const std::vector<std::size_t> kept =
+      data::filter_by_length(splits, config.data, [&unfiltered](std::size_t index) {
+        return std::pair{unfiltered.source_length(index), unfiltered.target_length(index)};
+      });
+  std::vector<std::size_t> ids_of;  // the index in `unfiltered` of each training pair's ids
+  for (const std::size_t origin : data::apply_weights(splits, config.data)) {
+    ids_of.push_back(kept[origin]);
+  }
+  EXPECT_GT(augmented.joined, 0u);
+  EXPECT_GT(splits.report.too_many_tokens, 0u);
+  EXPECT_EQ(data::read_pairs(run.split(Split::kTrain)), splits.train);
+  EXPECT_EQ(prepared.splits.valid, splits.valid);
+  EXPECT_EQ(prepared.splits.test, splits.test);
+  EXPECT_EQ(prepared.splits.report.too_many_tokens, splits.report.too_many_tokens);
+  ASSERT_EQ(prepared.train_ids.size(), ids_of.size());
+  for (std::size_t index = 0; index < ids_of.size(); ++index) {
+    ASSERT_EQ(prepared.train_ids.pair(index), unfiltered.pair(ids_of[index])) << "pair " << index;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(run.path())) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
+  }
 }
 
 // runs/latest, relative to the working directory: each test works in a scratch directory.

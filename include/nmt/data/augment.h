@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 
 #include "nmt/data/dataset.h"
 
@@ -23,6 +25,25 @@ struct AugmentReport {
 
   std::size_t total() const { return upper + lower + joined + placeholders; }
 };
+
+// Whether options add any pair.
+bool augments(const CorpusOptions& options);
+
+// The original training pair that pair `index` of `originals` is joined with (augment_concat), or
+// nullopt when it is not drawn for joining.
+std::optional<std::size_t> concat_partner(std::size_t index,
+                                          std::size_t originals,
+                                          const CorpusOptions& options);
+
+// Calls add for every pair augmentation adds for original training pair `index`, in the order
+// augment_training_split appends them; partner is the pair concat_partner names (null when none),
+// so that a corpus on disk is augmented in one pass once the partners are read.
+void augment_pair(std::size_t index,
+                  const SentencePair& pair,
+                  const SentencePair* partner,
+                  const CorpusOptions& options,
+                  AugmentReport& report,
+                  const std::function<void(SentencePair)>& add);
 
 // Appends the augmented pairs to splits.train (and their corpora to splits.train_corpus: a joined
 // pair counts as its first pair's corpus).

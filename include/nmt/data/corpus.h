@@ -10,8 +10,9 @@
 // Aligned files are read line by line in step; a line pair with one blank side is skipped and
 // counted like an empty TSV side, and files of different line counts are an error naming both.
 // Any file may be gzip-compressed (recognised by its first bytes). Files are read as streams, in
-// memory bounded by the longest line kept (kMaxLineBytes) plus the pairs returned, whatever the
-// size of the file or of its decompressed content; a longer line is skipped and named.
+// memory bounded by the longest line kept (kMaxLineBytes) plus the pairs returned (CorpusReader:
+// one chunk of them), whatever the size of the file or of its decompressed content; a longer line
+// is skipped and named.
 // Torch-free; read_tsv never throws on content; the file readers throw DataError for a missing
 // file, an empty file, damaged gzip data, misaligned files, no usable pair, or memory that runs
 // out while the pairs are collected (naming the file); never logs.
@@ -20,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -88,5 +90,27 @@ struct CorpusFile {
 
 // Reads one corpus (either form); throws DataError like read_tsv_file.
 Corpus read_corpus(const CorpusFile& file, TsvFormat format);
+
+// Reads one corpus (either form) a chunk of pairs at a time: a corpus of any size passes through
+// in the memory of one chunk.
+class CorpusReader {
+ public:
+  // Throws DataError when a file is missing or no regular file.
+  CorpusReader(const CorpusFile& file, TsvFormat format);
+  ~CorpusReader();
+  CorpusReader(const CorpusReader&) = delete;
+  CorpusReader& operator=(const CorpusReader&) = delete;
+
+  // Appends up to at_most further pairs to pairs; false when none is left. Throws DataError like
+  // read_corpus: damaged gzip data, misaligned files, and at the end an empty corpus or one
+  // without a usable pair.
+  bool read(std::vector<SentencePair>& pairs, std::size_t at_most);
+  // What was read so far; report().pairs counts the pairs returned.
+  const ReadReport& report() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace nmt::data

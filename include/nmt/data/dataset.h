@@ -19,10 +19,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nmt/data/corpus.h"
+#include "nmt/io.h"
 #include "nmt/text/clean.h"
 
 namespace nmt::data {
@@ -104,8 +106,77 @@ Splits make_splits(const CorpusSet& corpora,
                    text::CleanMode clean_mode,
                    std::size_t threads = 0);
 
+// The splits of make_splits for corpora of any size: the training split is written to a file
+// instead of being held.
+struct StreamedSplits {
+  std::size_t train_size = 0;          // pairs in the train split's file
+  std::vector<uint32_t> train_corpus;  // for each of them, its training corpus
+  std::vector<SentencePair> valid;
+  std::vector<SentencePair> test;
+  FilterReport report;
+};
+
+// Told how the reading goes: of each corpus file once it is read (role "train", "valid" or "test"),
+// and after each chunk of the training corpora of the pairs read so far. Either may be empty.
+struct ReadObserver {
+  std::function<void(const char* role, const ReadReport& report)> file_read;
+  std::function<void(std::size_t pairs)> pairs_read;
+};
+
+// make_splits on the corpora options names, read a chunk of pairs at a time (CorpusReader, swapped
+// with options.reverse): the same splits, the train split written to train_path as write_pairs
+// writes it. The kept pairs pass through kept_path, a scratch file removed at the end; of each
+// pair only the 8 bytes of its group's hash and 4 of its corpus stay in memory (and 8 for the hash
+// of the pair with dedupe), so a corpus of tens of millions of pairs is split in well under a
+// gigabyte. The named dev/test sets are read first, and held. Throws DataError naming the file
+// being read when the memory runs out.
+StreamedSplits stream_splits(const CorpusOptions& options,
+                             text::CleanMode clean_mode,
+                             const std::string& train_path,
+                             const std::string& kept_path,
+                             const ReadObserver& on_read,
+                             std::size_t threads = 0);
+
+// Reads a file that write_pairs (or PairFileWriter) wrote, a chunk of pairs at a time.
+class PairFileReader {
+ public:
+  // Throws DataError when path cannot be opened.
+  explicit PairFileReader(const std::string& path);
+  // Appends up to at_most further pairs; false when none is left. Throws DataError (file:line) on
+  // a malformed line.
+  bool read(std::vector<SentencePair>& pairs, std::size_t at_most);
+
+ private:
+  std::string path_;
+  std::unique_ptr<LineReader> lines_;
+};
+
+// Writes pairs as write_pairs does, one at a time; commit() puts the file in place atomically.
+class PairFileWriter {
+ public:
+  explicit PairFileWriter(std::string path);
+  void add(const SentencePair& pair);
+  // Throws nmt::Error naming the file when it cannot be written.
+  void commit();
+  std::size_t pairs() const { return pairs_; }
+
+ private:
+  void flush();
+
+  AtomicFile file_;
+  std::string buffer_;
+  std::size_t pairs_ = 0;
+};
+
 // Token counts of the two sides of training pair `index`, as the run's tokenizers cut them.
 using PairLengths = std::function<std::pair<std::size_t, std::size_t>(std::size_t index)>;
+
+enum class LengthVerdict { kKept, kTooManyTokens, kLengthRatio };
+
+// Whether filter_by_length keeps a pair of these token counts.
+LengthVerdict length_verdict(std::size_t source_tokens,
+                             std::size_t target_tokens,
+                             const CorpusOptions& options);
 
 // Drops training pairs beyond max_length or max_length_ratio, counting them in splits.report.
 // Returns the index each kept pair had before.
@@ -117,6 +188,13 @@ std::vector<std::size_t> filter_by_length(Splits& splits,
 // corpus in options.training_corpora(). Copies of a pair follow it. Returns the index each
 // training pair had before.
 std::vector<std::size_t> apply_weights(Splits& splits, const CorpusOptions& options);
+
+// Whether any training corpus has a weight other than 1.
+bool is_weighted(const CorpusOptions& options);
+
+// How many copies of training pair `index` (counted after filter_by_length) of a corpus of `weight`
+// apply_weights puts into the split.
+std::size_t weighted_copies(std::size_t index, double weight, uint64_t seed);
 
 // A seeded sample of at_most of `count` indices, ascending; all of them when count <= at_most or
 // at_most is 0. Selection sampling (Knuth's Algorithm S) on SplitMix64 draws: the same sample on

@@ -17,8 +17,8 @@
 namespace nmt::run {
 
 struct PreparedData {
-  // The text splits. load_prepared_data leaves train empty unless subword sampling needs its text
-  // (or the run has no token files).
+  // The text splits; train is empty unless subword sampling needs its text (or, loaded, the run
+  // has no token files).
   data::Splits splits;
   text::TokenizerPair tokenizers;
   // The token ids of the train and valid splits, mapped from the run's token files.
@@ -28,6 +28,9 @@ struct PreparedData {
 
 // Writes dir's {train,valid,test}.tsv, tokenizer files, {train,valid}.ids (token ids),
 // config.json and prepare.json (counts), prepare.json last: a run with it holds all the others.
+// The training corpora are streamed (data::stream_splits) and the training split passes through
+// scratch files in dir, a chunk at a time: memory grows by 12 bytes a training pair, not with the
+// text.
 // With vocabulary_source (fine-tuning, train.init_from) the tokenizers are that run's, saved
 // unchanged into dir, instead of being trained on the new split.
 PreparedData prepare_data(const Config& config,

@@ -32,8 +32,8 @@ struct TextOptions {
   bool shared_vocab = false;  // one vocabulary for both languages
   SubwordModel model_type = SubwordModel::kUnigram;  // sentencepiece algorithm
   double character_coverage = 1.0;                   // sentencepiece: share of characters kept
-  int64_t vocab_max_pairs = 1'000'000;  // trained vocabularies: built from a seeded sample of at
-                                        // most this many training pairs; 0 = all of them
+  int64_t vocab_max_pairs = 300'000;  // trained vocabularies: built from a seeded sample of at
+                                      // most this many training pairs; 0 = all of them
   // Subword regularisation: training pairs are segmented anew every epoch, at random (validation,
   // translation and the vocabulary never sample). Unigram models (Kudo 2018):
   int64_t sampling_nbest = 0;   // sample among the n best segmentations (-1: all); 0 and 1 = off
