@@ -116,7 +116,8 @@ EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
                            const text::TokenizerPair& tokenizers,
                            const text::SubwordSampling& sampling,
                            uint64_t seed,
-                           int64_t epoch) {
+                           int64_t epoch,
+                           std::size_t first_index) {
   const auto* source = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.source.get());
   const auto* target = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.target.get());
   if (!source || !target) {
@@ -129,8 +130,9 @@ EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
     return static_cast<uint32_t>(mix.next());
   };
   return encode_in_chunks(pairs.size(), [&](std::size_t index) {
-    return EncodedPair{source->sample(pairs[index].source, sampling, seed_of(index, 0)),
-                       target->sample(pairs[index].target, sampling, seed_of(index, 1))};
+    return EncodedPair{
+        source->sample(pairs[index].source, sampling, seed_of(first_index + index, 0)),
+        target->sample(pairs[index].target, sampling, seed_of(first_index + index, 1))};
   });
 }
 

@@ -5,10 +5,10 @@
 #include <limits>
 #include <numeric>
 #include <thread>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "nmt/check.h"
+#include "nmt/data/read_ahead.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
 #include "nmt/io.h"
@@ -427,17 +427,15 @@ std::vector<std::size_t> filter_into(const std::string& kept_path,
                                      const ReadObserver& on_read) {
   PairFileWriter kept(kept_path);
   std::vector<std::size_t> corpus_ends;
-  std::vector<SentencePair> chunk;
   for (const CorpusFile& file : options.training_corpora()) {
     CorpusReader reader(file, options.format);
     try {
-      while (chunk.clear(), reader.read(chunk, kChunkPairs)) {
+      visit_chunks(reader, kChunkPairs, [&](std::vector<SentencePair>& chunk) {
         if (options.reverse) reverse_pairs(chunk);
         filter.add(chunk.data(), chunk.size(), [&kept](SentencePair&& pair) { kept.add(pair); });
         if (on_read.pairs_read) on_read.pairs_read(report.input);
-      }
+      });
     } catch (const std::bad_alloc&) {
-      std::vector<SentencePair>().swap(chunk);  // room for the message
       throw DataError(file.name(),
                       "out of memory after " + std::to_string(reader.report().lines) +
                           " lines: nmt keeps a hash of each sentence pair while it splits the "
@@ -471,10 +469,9 @@ StreamedSplits stream_splits(const CorpusOptions& options,
                                options.test.empty() ? options.test_fraction : 0.0);
   PairFileReader kept(kept_path);
   PairFileWriter train(train_path);
-  std::vector<SentencePair> chunk;
   std::size_t index = 0;
   uint32_t corpus = 0;
-  while (chunk.clear(), kept.read(chunk, kChunkPairs)) {
+  visit_chunks(kept, kChunkPairs, [&](std::vector<SentencePair>& chunk) {
     for (SentencePair& pair : chunk) {
       while (index >= corpus_ends[corpus]) ++corpus;
       switch (held_out.of(filter.ranks()[index++])) {
@@ -486,7 +483,7 @@ StreamedSplits stream_splits(const CorpusOptions& options,
         case Destination::kTest: splits.test.push_back(std::move(pair)); break;
       }
     }
-  }
+  });
   train.commit();
   remove_tree(kept_path);
   splits.train_size = train.pairs();

@@ -1,7 +1,10 @@
 #include "nmt/data/encoded_corpus.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <limits>
 
@@ -215,6 +218,10 @@ TokenFileWriter::TokenFileWriter(std::string path,
       source_vocabulary_(vocabulary_size(source_vocabulary, path)),
       target_vocabulary_(vocabulary_size(target_vocabulary, path)),
       id_bytes_(source_vocabulary <= 65536 && target_vocabulary <= 65536 ? 2 : 4) {
+  const std::string scratch = file_.path() + ".offsets";
+  offsets_fd_ = ::open(scratch.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (offsets_fd_ < 0) throw Error("cannot write " + scratch + ": " + std::strerror(errno));
+  ::unlink(scratch.c_str());  // the open descriptor keeps it until the writer ends
   const uint32_t header[4] = {kVersion, static_cast<uint32_t>(id_bytes_), source_vocabulary_,
                               target_vocabulary_};
   file_.append(kMagic, sizeof kMagic);
@@ -236,26 +243,54 @@ void TokenFileWriter::append_side(const std::vector<int64_t>& ids,
                                        : reinterpret_cast<const unsigned char*>(&value);
     buffer_.insert(buffer_.end(), bytes, bytes + id_bytes_);
   }
-  offsets_.push_back(offsets_.back() + ids.size());
+  ids_ += ids.size();
+  offsets_.push_back(ids_);
+}
+
+TokenFileWriter::~TokenFileWriter() {
+  if (offsets_fd_ >= 0) ::close(offsets_fd_);
+}
+
+void TokenFileWriter::flush_offsets() {
+  if (const int error =
+          write_fully(offsets_fd_, offsets_.data(), offsets_.size() * sizeof(uint64_t))) {
+    throw Error("cannot write " + file_.path() + ": " + std::strerror(error));
+  }
+  offsets_.clear();
 }
 
 void TokenFileWriter::add(const std::vector<int64_t>& source, const std::vector<int64_t>& target) {
   append_side(source, source_vocabulary_, "source");
   append_side(target, target_vocabulary_, "target");
+  ++pairs_;
   if (buffer_.size() >= kFlushBytes) {
     file_.append(buffer_.data(), buffer_.size());
     buffer_.clear();
   }
+  if (offsets_.size() * sizeof(uint64_t) >= kFlushBytes) flush_offsets();
 }
 
 void TokenFileWriter::commit() {
-  const uint64_t ids = offsets_.back();
-  const std::size_t id_bytes = static_cast<std::size_t>(ids) * id_bytes_;
+  const std::size_t id_bytes = static_cast<std::size_t>(ids_) * id_bytes_;
   buffer_.resize(buffer_.size() + (padded_to_8(id_bytes) - id_bytes), 0);
   file_.append(buffer_.data(), buffer_.size());
+  flush_offsets();
+  buffer_.resize(kFlushBytes);
+  if (::lseek(offsets_fd_, 0, SEEK_SET) != 0) {
+    throw Error("cannot read back the offsets of " + file_.path() + ": " + std::strerror(errno));
+  }
+  while (true) {
+    const ssize_t got = ::read(offsets_fd_, buffer_.data(), buffer_.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      throw Error("cannot read back the offsets of " + file_.path() + ": " +
+                  std::strerror(errno));
+    }
+    if (got == 0) break;
+    file_.append(buffer_.data(), static_cast<std::size_t>(got));
+  }
   buffer_.clear();
-  file_.append(offsets_.data(), offsets_.size() * sizeof(uint64_t));
-  const uint64_t counts[2] = {pairs(), ids};
+  const uint64_t counts[2] = {pairs(), ids_};
   file_.append(counts, sizeof counts);
   file_.commit();
 }

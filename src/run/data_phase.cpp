@@ -14,6 +14,7 @@
 #include "nmt/data/augment.h"
 #include "nmt/data/batcher.h"
 #include "nmt/data/corpus.h"
+#include "nmt/data/read_ahead.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
@@ -254,13 +255,12 @@ struct TrainingText {
 template <class Visit>
 void for_each_chunk(const TrainingText& text, const Visit& visit) {
   std::size_t first = 0;
-  std::vector<data::SentencePair> chunk;
   for (const std::string& file : text.files) {
     data::PairFileReader reader(file);
-    while (chunk.clear(), reader.read(chunk, kChunkPairs)) {
+    data::visit_chunks(reader, kChunkPairs, [&](const std::vector<data::SentencePair>& chunk) {
       visit(chunk, first);
       first += chunk.size();
-    }
+    });
   }
 }
 
@@ -495,10 +495,6 @@ PreparedData prepare_data(const Config& config,
   prepared.splits.valid = std::move(splits.valid);
   prepared.splits.test = std::move(splits.test);
   prepared.splits.report = splits.report;
-  // Subword sampling encodes the training text again each epoch.
-  if (text::subword_sampling(config.text)) {
-    prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
-  }
   return prepared;
 }
 
@@ -566,19 +562,39 @@ PreparedData load_prepared_data(const Config& config, const RunDir& dir) {
   prepared.tokenizers = text::load_tokenizers(config.text, dir.path());
   const bool has_token_files = std::filesystem::exists(dir.token_file(Split::kTrain)) &&
                                std::filesystem::exists(dir.token_file(Split::kValid));
-  if (!has_token_files || text::subword_sampling(config.text)) {
-    prepared.splits.train = data::read_pairs(dir.split(Split::kTrain));
-  }
   if (has_token_files) {
     prepared.train_ids = map_token_file(dir, Split::kTrain, prepared.tokenizers);
     prepared.valid_ids = map_token_file(dir, Split::kValid, prepared.tokenizers);
   } else {
     spdlog::info("{} has no token files (prepared by an earlier nmt): encoding its splits",
                  dir.path());
-    prepared.train_ids = data::encode_pairs(prepared.splits.train, prepared.tokenizers);
+    prepared.train_ids =
+        data::encode_pairs(data::read_pairs(dir.split(Split::kTrain)), prepared.tokenizers);
     prepared.valid_ids = data::encode_pairs(prepared.splits.valid, prepared.tokenizers);
   }
   return prepared;
+}
+
+data::EncodedCorpus sample_training_split(const RunDir& dir,
+                                          const std::string& token_file,
+                                          const text::TokenizerPair& tokenizers,
+                                          const text::SubwordSampling& sampling,
+                                          uint64_t seed,
+                                          int64_t epoch) {
+  data::PairFileReader reader(dir.split(Split::kTrain));
+  data::TokenFileWriter writer(token_file, tokenizers.source->size(), tokenizers.target->size());
+  std::size_t first = 0;
+  data::visit_chunks(reader, kChunkPairs, [&](const std::vector<data::SentencePair>& chunk) {
+    const data::EncodedCorpus sampled =
+        data::sample_pairs(chunk, tokenizers, sampling, seed, epoch, first);
+    for (std::size_t index = 0; index < sampled.size(); ++index) {
+      const data::EncodedPair pair = sampled.pair(index);
+      writer.add(pair.source, pair.target);
+    }
+    first += chunk.size();
+  });
+  writer.commit();
+  return data::EncodedCorpus::map(token_file);
 }
 
 std::vector<std::string> data_settings_changed(const Config& config, const RunDir& dir) {

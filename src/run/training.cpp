@@ -221,6 +221,21 @@ void log_outcome(const TrainOutcome& outcome) {
   }
 }
 
+// A scratch file of the run, removed when training ends, however it ends.
+struct RemovedAtEnd {
+  std::string path;
+
+  ~RemovedAtEnd() { remove_tree(path); }
+};
+
+// Where subword sampling writes an epoch's token ids: one file per rank, as ranks may share the
+// run directory.
+std::string sampled_token_file(const RunDir& run, const train::Communicator* communicator) {
+  const int rank = communicator ? communicator->rank() : 0;
+  return (std::filesystem::path(run.path()) / ("train.sampled." + std::to_string(rank) + ".ids"))
+      .string();
+}
+
 }  // namespace
 
 c10::Device rank_device(const Config& config, const train::RankPlacement& placement) {
@@ -308,10 +323,11 @@ TrainOutcome train_run(const TrainRequest& request) {
       request.is_terminal,
       communicator,
       make_validation_scorer(config, tokenizers, setup.prepared.splits.valid, device)};
+  const RemovedAtEnd sampled_epochs{sampled_token_file(setup.run, communicator.get())};
   if (const std::optional<text::SubwordSampling> sampling = text::subword_sampling(config.text)) {
-    trainer_setup.encode_epoch = [&pairs = setup.prepared.splits.train, tokenizers,
+    trainer_setup.encode_epoch = [&run = setup.run, &path = sampled_epochs.path, tokenizers,
                                   sampling = *sampling, seed = config.train.seed](int64_t epoch) {
-      return data::sample_pairs(pairs, tokenizers, sampling, seed, epoch);
+      return sample_training_split(run, path, tokenizers, sampling, seed, epoch);
     };
   }
   train::Trainer trainer(model, trainer_setup, setup.prepared.train_ids,

@@ -146,6 +146,28 @@ TEST(SamplePairsTest, AnEpochsSamplesDependOnlyOnSeedAndEpoch) {
   EXPECT_GT(copies.size(), 3u);
 }
 
+// A split sampled a chunk at a time, each chunk told the index of its first pair, is the split
+// sampled whole: what lets training sample train.tsv without holding it.
+TEST(SamplePairsTest, ChunksToldTheirFirstIndexSampleWhatTheWholeSplitSamples) {
+  const std::vector<SentencePair> pairs = sentence_pairs();
+  const text::TokenizerPair tokenizers = shared_unigram(pairs);
+  const text::SubwordSampling sampling{-1, 0.2f};
+  const EncodedCorpus whole = sample_pairs(pairs, tokenizers, sampling, 23, 4);
+  const std::size_t half = pairs.size() / 2;
+  const std::vector<SentencePair> first(pairs.begin(), pairs.begin() + static_cast<long>(half));
+  const std::vector<SentencePair> second(pairs.begin() + static_cast<long>(half), pairs.end());
+  const EncodedCorpus head = sample_pairs(first, tokenizers, sampling, 23, 4, 0);
+  const EncodedCorpus tail = sample_pairs(second, tokenizers, sampling, 23, 4, half);
+  const EncodedCorpus tail_from_zero = sample_pairs(second, tokenizers, sampling, 23, 4);
+  ASSERT_EQ(head.size() + tail.size(), whole.size());
+  bool is_same_from_zero = true;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(i < half ? head.pair(i) : tail.pair(i - half), whole.pair(i)) << "pair " << i;
+    if (i >= half && !(tail_from_zero.pair(i - half) == whole.pair(i))) is_same_from_zero = false;
+  }
+  EXPECT_FALSE(is_same_from_zero) << "the first index must change the draws";
+}
+
 TEST(SamplePairsTest, WordVocabulariesCannotSample) {
   const std::vector<SentencePair> pairs = {{"hello", "hola"}};
   auto words = std::make_shared<text::WordTokenizer>(text::Vocab::build({"hello", "hola"}, 1));

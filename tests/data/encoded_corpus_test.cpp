@@ -72,6 +72,37 @@ TEST(EncodedCorpusTest, AnEmptyCorpusRoundTrips) {
   EXPECT_TRUE(EncodedCorpus().empty());
 }
 
+std::vector<std::string> file_names(const testing::ScratchDir& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+// More pairs than the writer keeps offsets for in memory: they pass through its scratch file,
+// which no directory lists.
+TEST(EncodedCorpusTest, AFileOfManyPairsRoundTripsAndItsWriterLeavesNoOtherFile) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("train.ids");
+  const auto pair_at = [](int64_t i) {
+    return EncodedPair{{i % 1000, (i / 1000) % 1000}, std::vector<int64_t>(i % 5, i % 7)};
+  };
+  TokenFileWriter writer(path, 1000, 1000);
+  for (int64_t i = 0; i < 200000; ++i) {
+    const EncodedPair pair = pair_at(i);
+    writer.add(pair.source, pair.target);
+  }
+  EXPECT_EQ(file_names(dir), std::vector<std::string>{"train.ids.tmp"});
+  writer.commit();
+  EXPECT_EQ(file_names(dir), std::vector<std::string>{"train.ids"});
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  ASSERT_EQ(mapped.size(), 200000u);
+  for (const int64_t i : {0, 1, 65535, 65536, 123457, 199999}) {
+    EXPECT_EQ(mapped.pair(static_cast<std::size_t>(i)), pair_at(i)) << "pair " << i;
+  }
+}
+
 TEST(EncodedCorpusTest, AnIdBeyondTheVocabularyIsNotWrittenAndLeavesNoFile) {
   testing::ScratchDir dir;
   const std::string path = dir.file("train.ids");

@@ -676,6 +676,30 @@ TEST(DataPhaseTest, TheStreamedDataPhaseWritesWhatTheStepsInMemoryMake) {
   }
 }
 
+TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInMemory) {
+  testing::ScratchDir dir;
+  const Config config = load_config(dir.write("sampled.json", R"({
+    "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv"},
+    "text": {"tokenizer": "sentencepiece", "vocab_size": 500, "sampling_nbest": -1,
+             "sampling_alpha": 0.2},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})"));
+  const RunDir run(dir.file("data"));
+  const PreparedData prepared = prepare_data(config, run);
+  EXPECT_TRUE(prepared.splits.train.empty()) << "the text of the split is not held";
+  const text::SubwordSampling sampling = *text::subword_sampling(config.text);
+  const data::EncodedCorpus streamed = sample_training_split(
+      run, dir.file("sampled.ids"), prepared.tokenizers, sampling, config.train.seed, 3);
+  const data::EncodedCorpus whole =
+      data::sample_pairs(data::read_pairs(run.split(Split::kTrain)), prepared.tokenizers,
+                         sampling, config.train.seed, 3);
+  EXPECT_EQ(streamed.origin(), dir.file("sampled.ids"));
+  ASSERT_EQ(streamed.size(), whole.size());
+  for (std::size_t index = 0; index < whole.size(); ++index) {
+    ASSERT_EQ(streamed.pair(index), whole.pair(index)) << "pair " << index;
+  }
+}
+
 // runs/latest, relative to the working directory: each test works in a scratch directory.
 class LatestLinkTest : public ::testing::Test {
  protected:

@@ -29,13 +29,15 @@ EncodedCorpus encode_pairs(const std::vector<SentencePair>& pairs,
 // Encodes cleaned pairs for one epoch of subword regularisation: each side in a segmentation
 // sampled by its SentencePiece tokenizer, pair i's drawn with generators seeded from (seed, epoch,
 // i) alone, so that an epoch's pairs are the same whatever the thread count, and a resumed run
-// samples what an uninterrupted one does. Uses LibTorch's intra-op threads. Throws ConfigError
-// when a tokenizer is not a SentencePiece model.
+// samples what an uninterrupted one does; pairs[0] is pair first_index of the split, so that a
+// split encoded a chunk at a time samples what it would whole. Uses LibTorch's intra-op threads.
+// Throws ConfigError when a tokenizer is not a SentencePiece model.
 EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
                            const text::TokenizerPair& tokenizers,
                            const text::SubwordSampling& sampling,
                            uint64_t seed,
-                           int64_t epoch);
+                           int64_t epoch,
+                           std::size_t first_index = 0);
 
 struct BatchingOptions {
   int64_t batch_size = 128;  // sentences per batch when max_tokens is 0

@@ -103,27 +103,37 @@ class EncodedCorpusBuilder {
   std::vector<uint32_t> ids_;
 };
 
-// Writes a token file pair by pair, holding only the offsets (16 bytes a pair): the ids go to the
-// temporary file as they come, and commit() puts the finished file in place atomically.
+// Writes a token file pair by pair in memory that does not grow with it: the ids go to the
+// temporary file as they come, the offsets to an unnamed scratch file beside it (nothing is left
+// behind however the process ends), and commit() appends them and puts the finished file in place
+// atomically.
 class TokenFileWriter {
  public:
+  // Throws nmt::Error naming the file when it cannot be created.
   TokenFileWriter(std::string path, std::size_t source_vocabulary, std::size_t target_vocabulary);
+  ~TokenFileWriter();
+  TokenFileWriter(const TokenFileWriter&) = delete;
+  TokenFileWriter& operator=(const TokenFileWriter&) = delete;
 
   // Throws nmt::Error naming the file when an id is not below its side's vocabulary size.
   void add(const std::vector<int64_t>& source, const std::vector<int64_t>& target);
   // Throws nmt::Error naming the file when it cannot be written (disk full, I/O error).
   void commit();
 
-  std::size_t pairs() const { return (offsets_.size() - 1) / 2; }
+  std::size_t pairs() const { return pairs_; }
 
  private:
   void append_side(const std::vector<int64_t>& ids, uint32_t vocabulary, const char* side);
+  void flush_offsets();
 
   AtomicFile file_;
   uint32_t source_vocabulary_;
   uint32_t target_vocabulary_;
   int id_bytes_;
-  std::vector<uint64_t> offsets_{0};
+  int offsets_fd_ = -1;                // the offsets written so far
+  std::vector<uint64_t> offsets_{0};   // offsets not yet written to offsets_fd_
+  uint64_t ids_ = 0;                   // ids so far: the last offset
+  std::size_t pairs_ = 0;
   std::vector<unsigned char> buffer_;  // ids not yet appended to file_
 };
 
