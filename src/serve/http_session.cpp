@@ -15,10 +15,12 @@
 namespace nmt::serve::http {
 namespace {
 
-// How long a closing connection reads what its client still sends, so that the client reads our
-// answer before the kernel resets the connection over unread bytes.
-constexpr std::chrono::milliseconds kLingerTime{1000};
-constexpr std::size_t kLingerBytes = 1 << 20;
+// How long, and how much, a closing connection reads of what its client still sends, so that the
+// kernel does not reset the connection over unread bytes before the client has read our answer
+// (RFC 9112 §9.6; nginx lingers up to 30 s). Most clients send a whole body before they read: one
+// refused with 413 is drained up to these bounds, costing time but no memory.
+constexpr std::chrono::milliseconds kLingerTime{5000};
+constexpr std::size_t kLingerBytes = std::size_t{64} << 20;
 
 std::string trimmed_lower(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");

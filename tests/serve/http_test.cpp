@@ -129,6 +129,20 @@ TEST_F(HttpHardeningTest, AChunkedBodyIs413OnceItPassesTheLimit) {
   EXPECT_TRUE(model_.batches().empty());
 }
 
+// RFC 9112 §9.6: a refused body is drained, so that a client that sends all of it before reading,
+// as most do, reads the 413 rather than a reset connection.
+TEST_F(HttpHardeningTest, AClientSendingATooLargeBodyWholeReadsThe413) {
+  ServeOptions options = hardening_options();
+  options.max_body_bytes = 1000;
+  start(options);
+  RawConnection connection(port_);
+  const std::string body(20 << 20, 'a');
+  ASSERT_TRUE(connection.send(post("Content-Length: " + std::to_string(body.size()) + "\r\n", body)))
+      << "the server reset the connection while the body was being sent";
+  const std::string received = connection.read_until("}", kPatience);
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 413") << received;
+}
+
 // Beast holds a chunk header or trailer line whole before parsing it: a line that never ends must
 // be refused at the bound, not buffered until the read timeout.
 TEST_F(HttpHardeningTest, EndlessChunkExtensionsAndTrailersAreRefusedAtTheBound) {
