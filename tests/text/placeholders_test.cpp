@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "nmt/text/sentencepiece_tokenizer.h"
+
 namespace nmt::text {
 namespace {
 
@@ -111,6 +113,41 @@ TEST(PlaceholdersTest, RestoringDropsPlaceholdersWithoutAnOriginalAndKeepsLookal
   EXPECT_EQ(restore_spans("⦅4⦆ vuelo ⦅1⦆", originals), "vuelo LH2041");
   EXPECT_EQ(restore_spans("⦅x⦆ ⦅ ⦅123⦆ ⦅1", originals), "⦅x⦆ ⦅ ⦅123⦆ ⦅1");
   EXPECT_EQ(restore_spans("", originals), "");
+}
+
+// The rule that decides which capitalised words a model gets as placeholders (the translator's,
+// docs/real-text.md#numbers-and-names), on a vocabulary that has learnt "my", "Tom" and "Japan"
+// as words and has never seen a "Z" or an "M".
+TEST(ProtectForModelTest, OnlyNamesTheVocabularySpellsInPiecesBecomePlaceholders) {
+  const std::vector<std::string> words = {"my",   "friend", "Tom",  "lives", "in",   "Japan",
+                                          "went", "to",     "with", "and",   "we",   "love",
+                                          "the",  "house",  "city", "sister"};
+  std::vector<std::string> sentences;
+  for (std::size_t i = 0; i < 600; ++i) {
+    std::string sentence;
+    for (std::size_t k = 0; k < 6; ++k) {
+      sentence += (k == 0 ? "" : " ") + words[(i * (2 * k + 3) + k * k) % words.size()];
+    }
+    sentences.push_back(sentence + ".");
+  }
+  TextOptions options;
+  options.clean = CleanMode::kNormalize;
+  options.tokenizer = TokenizerKind::kSentencePiece;
+  options.vocab_size = 400;  // 256 byte pieces among them
+  const SentencePieceTokenizer vocabulary = SentencePieceTokenizer::train(sentences, options, 7);
+  // What the rule reads: whole words in one piece, unseen spellings in several.
+  ASSERT_EQ(vocabulary.encode("Japan").size(), 1u);
+  ASSERT_EQ(vocabulary.encode("Tom").size(), 1u);
+  ASSERT_EQ(vocabulary.encode("my").size(), 1u);
+  ASSERT_GE(vocabulary.encode("My").size(), 2u);
+  EXPECT_EQ(protect_for_model("My friend Zbigniew lives in Japan.", vocabulary).text,
+            "My friend ⦅1⦆ lives in Japan.")
+      << "a first word whose lower case is a word stays";
+  EXPECT_EQ(protect_for_model("Zbigniew went to Japan.", vocabulary).text, "⦅1⦆ went to Japan.")
+      << "a first word that is a name in any case is protected";
+  EXPECT_EQ(protect_for_model("¿Tom? call 555-0199 or tom@example.org.", vocabulary).text,
+            "¿Tom? call ⦅1⦆ or ⦅2⦆.")
+      << "numbers and addresses always; a known name after punctuation is the first word";
 }
 
 }  // namespace

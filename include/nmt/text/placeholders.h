@@ -65,6 +65,13 @@ struct ProtectedText {
 ProtectedText protect_spans(std::string_view text,
                             const std::function<bool(const VerbatimSpan&, std::string_view)>& keep);
 
+// The spans of a cleaned sentence that a model with this source vocabulary gets as placeholders:
+// URLs, e-mail addresses, numbers and codes always; a capitalised word only when the vocabulary
+// spells it in short pieces, a name it has not learnt ("Zbigniew", not "Japan"), and the
+// sentence's first word only when the vocabulary spells its lower case in pieces too ("My" is
+// "▁M" "y", but "▁my" is one piece: a word, not a name).
+ProtectedText protect_for_model(std::string_view sentence, const Tokenizer& source);
+
 // Replaces every whole-word occurrence in text of one of `originals` (longest first) by its
 // placeholder: the other side of a training pair, protected with the numbers its source got.
 std::string apply_placeholders(std::string_view text, const std::vector<std::string>& originals);
