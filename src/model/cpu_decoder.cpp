@@ -137,6 +137,18 @@ struct CpuDecoderState::Buffers {
   at::Tensor logits;  // [at least rows, V]: reused, a fresh [R, V] each step faulted in new pages
   Int8Scratch int8;
 
+  // One step of CpuDecoder::step, in order: room for this position in the caches (returning the
+  // first cache row of its block), the embeddings of the last tokens into x, each layer on x, and
+  // the logits of x.
+  int64_t open_position(const CpuDecoder::Weights& w);
+  void embed(const CpuDecoder::Weights& w, const at::Tensor& last_ids);
+  void decode_layer(const CpuDecoder::Weights& w, std::size_t index, int64_t block);
+  at::Tensor output_logits(const CpuDecoder::Weights& w);
+  // x = x + sublayer(norm(x)) (pre-norm) or x = norm(x + sublayer(x)) (post-norm): the sublayer's
+  // input, and adding its output (in `sublayer`) back.
+  const float* sublayer_input(const CpuDecoder::Weights& w, const CpuDecoder::Weights::Norm& norm);
+  void add_residual(const CpuDecoder::Weights& w, const CpuDecoder::Weights::Norm& norm);
+
   // Keeps the rows `kept` (in this order), with room for new_capacity positions per row.
   void rearrange(const std::vector<int64_t>& kept, int64_t new_capacity) {
     spare_origin.resize(kept.size() * static_cast<std::size_t>(new_capacity));
@@ -154,6 +166,118 @@ struct CpuDecoderState::Buffers {
     capacity = new_capacity;
   }
 };
+
+int64_t CpuDecoderState::Buffers::open_position(const CpuDecoder::Weights& w) {
+  if (position == capacity) {
+    std::vector<int64_t> all(static_cast<std::size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) all[static_cast<std::size_t>(r)] = r;
+    rearrange(all, 2 * capacity);
+  }
+  const auto size = [](int64_t count) { return static_cast<std::size_t>(count); };
+  // This position's block: rows cache_rows .. cache_rows + rows - 1, row r's at cache_rows + r.
+  const int64_t block = cache_rows;
+  cache_rows += rows;
+  for (int64_t r = 0; r < rows; ++r) origin[size(r * capacity + position)] = block + r;
+  const int64_t d = w.d_model;
+  key_rows.resize(size(position + 1));
+  value_rows.resize(size(position + 1));
+  x.resize(size(rows * d));
+  normed.resize(size(rows * d));
+  projections.resize(size(rows * 3 * d));
+  attended.resize(size(rows * d));
+  sublayer.resize(size(rows * d));
+  hidden.resize(size(rows * w.ff_width));
+  scores.resize(size(std::max(position + 1, source_length)));
+  return block;
+}
+
+void CpuDecoderState::Buffers::embed(const CpuDecoder::Weights& w, const at::Tensor& last_ids) {
+  const int64_t d = w.d_model;
+  const at::Tensor ids = last_ids.to(at::kLong).contiguous().cpu();
+  const at::Tensor position_row =
+      position < kPrecomputedPositions
+          ? w.positions[position]
+          : sinusoidal_positions(position, 1, d, w.positions_layout, at::kCPU).contiguous()[0];
+  const float* position_values = position_row.data_ptr<float>();
+  const float* embedding = w.embedding.data_ptr<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t id = ids.data_ptr<int64_t>()[r];
+    TORCH_CHECK(id >= 0 && id < w.vocab, "CpuDecoder: token id ", id, " outside the vocabulary");
+    const float* row = embedding + id * d;
+    float* out = x.data() + r * d;
+    for (int64_t i = 0; i < d; ++i) out[i] = row[i] * w.embedding_scale + position_values[i];
+  }
+}
+
+const float* CpuDecoderState::Buffers::sublayer_input(const CpuDecoder::Weights& w,
+                                                      const CpuDecoder::Weights::Norm& norm) {
+  if (!w.is_pre_norm) return x.data();
+  norm.apply(x.data(), rows, normed.data());
+  return normed.data();
+}
+
+void CpuDecoderState::Buffers::add_residual(const CpuDecoder::Weights& w,
+                                            const CpuDecoder::Weights::Norm& norm) {
+  cpu::add(x.data(), sublayer.data(), rows * w.d_model);
+  if (!w.is_pre_norm) norm.apply(x.data(), rows, x.data());
+}
+
+void CpuDecoderState::Buffers::decode_layer(const CpuDecoder::Weights& w,
+                                            std::size_t index,
+                                            int64_t block) {
+  const auto size = [](int64_t count) { return static_cast<std::size_t>(count); };
+  const CpuDecoder::Weights::Layer& layer = w.layers[index];
+  LayerCache& cache = layers[index];
+  const int64_t d = w.d_model;
+  const int64_t head_dim = d / w.heads;
+  // Self-attention over this row's positions so far, this one appended to the cache.
+  layer.self_qkv.apply(sublayer_input(w, layer.norm1), rows, projections.data(), int8);
+  cache.keys.resize(size(cache_rows * d));
+  cache.values.resize(size(cache_rows * d));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* qkv = projections.data() + r * 3 * d;
+    std::copy(qkv + d, qkv + 2 * d, cache.keys.data() + (block + r) * d);
+    std::copy(qkv + 2 * d, qkv + 3 * d, cache.values.data() + (block + r) * d);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t* row_origin = origin.data() + r * capacity;
+    for (int64_t p = 0; p <= position; ++p) {
+      key_rows[size(p)] = cache.keys.data() + row_origin[p] * d;
+      value_rows[size(p)] = cache.values.data() + row_origin[p] * d;
+    }
+    cpu::attend_rows(projections.data() + r * 3 * d, key_rows.data(), value_rows.data(),
+                     position + 1, w.heads, head_dim, scores.data(), attended.data() + r * d);
+  }
+  layer.self_out.apply(attended.data(), rows, sublayer.data(), int8);
+  add_residual(w, layer.norm1);
+  // Cross-attention over the real positions of the row's sentence.
+  layer.cross_query.apply(sublayer_input(w, layer.norm2), rows, projections.data(), int8);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t sentence = row_sentence[size(r)];
+    const float* memory = cache.memory.data() + sentence * source_length * 2 * d;
+    cpu::attend(projections.data() + r * d, memory, memory + d, sentence_lengths[size(sentence)],
+                2 * d, w.heads, head_dim, scores.data(), attended.data() + r * d);
+  }
+  layer.cross_out.apply(attended.data(), rows, sublayer.data(), int8);
+  add_residual(w, layer.norm2);
+  // Feed-forward.
+  layer.expand.apply(sublayer_input(w, layer.norm3), rows, hidden.data(), int8);
+  cpu::activate(w.activation, hidden.data(), rows * w.ff_width);
+  layer.contract.apply(hidden.data(), rows, sublayer.data(), int8);
+  add_residual(w, layer.norm3);
+}
+
+at::Tensor CpuDecoderState::Buffers::output_logits(const CpuDecoder::Weights& w) {
+  const float* final_states = x.data();
+  if (w.is_pre_norm) {
+    w.final_norm.apply(x.data(), rows, normed.data());
+    final_states = normed.data();
+  }
+  if (!logits.defined() || logits.size(0) < rows) logits = at::empty({rows, w.vocab}, at::kFloat);
+  at::Tensor out = logits.narrow(0, 0, rows);
+  w.output.apply(final_states, rows, out.data_ptr<float>(), int8);
+  return out;
+}
 
 CpuDecoderState::CpuDecoderState() : buffers_(std::make_unique<Buffers>()) {}
 CpuDecoderState::~CpuDecoderState() = default;
@@ -259,111 +383,16 @@ void CpuDecoder::start(CpuDecoderState& state,
 }
 
 at::Tensor CpuDecoder::step(CpuDecoderState& state, const at::Tensor& last_ids) const {
-  CpuDecoderState::Buffers& b = *state.buffers_;
-  const Weights& w = *weights_;
-  const int64_t rows = b.rows;
-  const int64_t d = w.d_model;
-  const int64_t head_dim = d / w.heads;
-  TORCH_CHECK(last_ids.numel() == rows, "CpuDecoder: ", last_ids.numel(), " ids for ", rows,
-              " rows");
-  if (b.position == b.capacity) {
-    std::vector<int64_t> all(static_cast<std::size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) all[static_cast<std::size_t>(r)] = r;
-    b.rearrange(all, 2 * b.capacity);
+  CpuDecoderState::Buffers& buffers = *state.buffers_;
+  TORCH_CHECK(last_ids.numel() == buffers.rows, "CpuDecoder: ", last_ids.numel(), " ids for ",
+              buffers.rows, " rows");
+  const int64_t block = buffers.open_position(*weights_);
+  buffers.embed(*weights_, last_ids);
+  for (std::size_t layer = 0; layer < weights_->layers.size(); ++layer) {
+    buffers.decode_layer(*weights_, layer, block);
   }
-  const auto size = [](int64_t count) { return static_cast<std::size_t>(count); };
-  // This position's block: rows cache_rows .. cache_rows + rows - 1, row r's at cache_rows + r.
-  const int64_t block = b.cache_rows;
-  b.cache_rows += rows;
-  for (int64_t r = 0; r < rows; ++r) b.origin[size(r * b.capacity + b.position)] = block + r;
-  b.key_rows.resize(size(b.position + 1));
-  b.value_rows.resize(size(b.position + 1));
-  b.x.resize(size(rows * d));
-  b.normed.resize(size(rows * d));
-  b.projections.resize(size(rows * 3 * d));
-  b.attended.resize(size(rows * d));
-  b.sublayer.resize(size(rows * d));
-  b.hidden.resize(size(rows * w.ff_width));
-  b.scores.resize(size(std::max(b.position + 1, b.source_length)));
-
-  // Embeddings of the last tokens at this position.
-  const at::Tensor ids = last_ids.to(at::kLong).contiguous().cpu();
-  const at::Tensor position_row =
-      b.position < kPrecomputedPositions
-          ? w.positions[b.position]
-          : sinusoidal_positions(b.position, 1, d, w.positions_layout, at::kCPU).contiguous()[0];
-  const float* position = position_row.data_ptr<float>();
-  const float* embedding = w.embedding.data_ptr<float>();
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t id = ids.data_ptr<int64_t>()[r];
-    TORCH_CHECK(id >= 0 && id < w.vocab, "CpuDecoder: token id ", id, " outside the vocabulary");
-    const float* row = embedding + id * d;
-    float* x = b.x.data() + r * d;
-    for (int64_t i = 0; i < d; ++i) x[i] = row[i] * w.embedding_scale + position[i];
-  }
-
-  // x = x + sublayer(norm(x)) (pre-norm) or x = norm(x + sublayer(x)) (post-norm).
-  const auto sublayer_input = [&](const Weights::Norm& norm) -> const float* {
-    if (!w.is_pre_norm) return b.x.data();
-    norm.apply(b.x.data(), rows, b.normed.data());
-    return b.normed.data();
-  };
-  const auto add_residual = [&](const Weights::Norm& norm) {
-    cpu::add(b.x.data(), b.sublayer.data(), rows * d);
-    if (!w.is_pre_norm) norm.apply(b.x.data(), rows, b.x.data());
-  };
-  const int64_t t = b.position;
-  for (std::size_t l = 0; l < w.layers.size(); ++l) {
-    const Weights::Layer& layer = w.layers[l];
-    CpuDecoderState::Buffers::LayerCache& cache = b.layers[l];
-    // Self-attention over this row's positions so far, this one appended to the cache.
-    layer.self_qkv.apply(sublayer_input(layer.norm1), rows, b.projections.data(), b.int8);
-    cache.keys.resize(size(b.cache_rows * d));
-    cache.values.resize(size(b.cache_rows * d));
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* qkv = b.projections.data() + r * 3 * d;
-      std::copy(qkv + d, qkv + 2 * d, cache.keys.data() + (block + r) * d);
-      std::copy(qkv + 2 * d, qkv + 3 * d, cache.values.data() + (block + r) * d);
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t* origin = b.origin.data() + r * b.capacity;
-      for (int64_t p = 0; p <= t; ++p) {
-        b.key_rows[size(p)] = cache.keys.data() + origin[p] * d;
-        b.value_rows[size(p)] = cache.values.data() + origin[p] * d;
-      }
-      cpu::attend_rows(b.projections.data() + r * 3 * d, b.key_rows.data(), b.value_rows.data(),
-                       t + 1, w.heads, head_dim, b.scores.data(), b.attended.data() + r * d);
-    }
-    layer.self_out.apply(b.attended.data(), rows, b.sublayer.data(), b.int8);
-    add_residual(layer.norm1);
-    // Cross-attention over the real positions of the row's sentence.
-    layer.cross_query.apply(sublayer_input(layer.norm2), rows, b.projections.data(), b.int8);
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t sentence = b.row_sentence[static_cast<std::size_t>(r)];
-      const float* memory = cache.memory.data() + sentence * b.source_length * 2 * d;
-      cpu::attend(b.projections.data() + r * d, memory, memory + d,
-                  b.sentence_lengths[static_cast<std::size_t>(sentence)], 2 * d, w.heads, head_dim,
-                  b.scores.data(), b.attended.data() + r * d);
-    }
-    layer.cross_out.apply(b.attended.data(), rows, b.sublayer.data(), b.int8);
-    add_residual(layer.norm2);
-    // Feed-forward.
-    layer.expand.apply(sublayer_input(layer.norm3), rows, b.hidden.data(), b.int8);
-    cpu::activate(w.activation, b.hidden.data(), rows * w.ff_width);
-    layer.contract.apply(b.hidden.data(), rows, b.sublayer.data(), b.int8);
-    add_residual(layer.norm3);
-  }
-  ++b.position;
-  const float* final_states = b.x.data();
-  if (w.is_pre_norm) {
-    w.final_norm.apply(b.x.data(), rows, b.normed.data());
-    final_states = b.normed.data();
-  }
-  if (!b.logits.defined() || b.logits.size(0) < rows)
-    b.logits = at::empty({rows, w.vocab}, at::kFloat);
-  at::Tensor logits = b.logits.narrow(0, 0, rows);
-  w.output.apply(final_states, rows, logits.data_ptr<float>(), b.int8);
-  return logits;
+  ++buffers.position;
+  return buffers.output_logits(*weights_);
 }
 
 }  // namespace nmt::model
