@@ -242,7 +242,8 @@ class HeldOutGroups {
     std::sort(sorted.begin(), sorted.end());
     std::size_t n_test = 0;
     std::size_t n_valid = 0;
-    for (std::size_t first = 0; first < sorted.size() && (n_test < want_test || n_valid < want_valid);) {
+    std::size_t first = 0;
+    while (first < sorted.size() && (n_test < want_test || n_valid < want_valid)) {
       std::size_t last = first + 1;
       while (last < sorted.size() && sorted[last] == sorted[first]) ++last;
       if (n_test < want_test) {
@@ -601,8 +602,10 @@ std::vector<SentencePair> read_pairs(const std::string& path) {
 }
 
 PairFileReader::PairFileReader(const std::string& path) : path_(path) {
+  // A corpus line of kMaxLineBytes expanded 18 times by NFKC and joined with another.
+  constexpr std::size_t kMaxSplitLineBytes = 64 * kMaxLineBytes;
   try {
-    lines_ = std::make_unique<LineReader>(path, kMaxLineBytes);
+    lines_ = std::make_unique<LineReader>(path, kMaxSplitLineBytes);
   } catch (const Error&) {
     throw DataError(path, "cannot open split file");
   }

@@ -277,7 +277,8 @@ data::AugmentReport augment_training_text(const data::CorpusOptions& options,
     if (const auto partner = data::concat_partner(i, originals, options)) partners[*partner];
   }
   if (!partners.empty()) {
-    for_each_chunk(text, [&partners](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+    for_each_chunk(text, [&partners](const std::vector<data::SentencePair>& chunk,
+                                     std::size_t first) {
       for (std::size_t j = 0; j < chunk.size(); ++j) {
         if (const auto it = partners.find(first + j); it != partners.end()) it->second = chunk[j];
       }
@@ -341,11 +342,13 @@ text::TokenizerPair build_tokenizers(const Config& config,
     }
   });
   spdlog::info("vocabulary: training on {} pairs", sources.size());
-  const ProgressLog training_time("vocabulary");
+  const auto start = std::chrono::steady_clock::now();
   text::TokenizerPair tokenizers = text::train_tokenizers(
       config.text, sources, targets, config.data.seed,
       placeholders ? text::placeholder_symbols() : std::vector<std::string>{});
-  spdlog::info("vocabulary: trained in {}", format_duration(training_time.seconds()));
+  spdlog::info("vocabulary: trained in {}",
+               format_duration(
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
   return tokenizers;
 }
 

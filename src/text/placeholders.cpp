@@ -409,7 +409,8 @@ ProtectedText protect_for_model(std::string_view sentence, const Tokenizer& sour
       sentence.begin());
   return protect_spans(sentence, [&source, first](const VerbatimSpan& span,
                                                   std::string_view original) {
-    return span.kind != SpanKind::kName || is_unfamiliar_name(source, original, span.begin <= first);
+    return span.kind != SpanKind::kName ||
+           is_unfamiliar_name(source, original, span.begin <= first);
   });
 }
 

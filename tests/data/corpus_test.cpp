@@ -240,7 +240,8 @@ TEST(CorpusReaderTest, ChunksOfAnySizeJoinUpToTheCorpusReadCorpusReads) {
     const Corpus whole = read_corpus(file, TsvFormat::kAuto);
     for (const std::size_t at_most : {std::size_t{1}, std::size_t{2}, std::size_t{1000}}) {
       ReadReport report;
-      EXPECT_EQ(read_in_chunks(file, at_most, report), whole.pairs) << file.name() << " " << at_most;
+      EXPECT_EQ(read_in_chunks(file, at_most, report), whole.pairs)
+          << file.name() << " " << at_most;
       EXPECT_EQ(report.pairs, whole.report.pairs);
       EXPECT_EQ(report.lines, whole.report.lines);
       EXPECT_EQ(report.blank, whole.report.blank);

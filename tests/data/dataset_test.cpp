@@ -334,6 +334,15 @@ TEST(MakeSplitsTest, SplitFilesRoundTrip) {
   }
 }
 
+// Cleaning expands text and augmentation joins pairs: a split's line may outgrow a corpus line.
+TEST(MakeSplitsTest, SplitFilesHoldLinesLongerThanACorpusLine) {
+  testing::ScratchDir dir;
+  const std::vector<SentencePair> pairs = {
+      {std::string(kMaxLineBytes, 'a'), std::string(kMaxLineBytes, 'b')}, {"x", "y"}};
+  write_pairs(dir.file("train.tsv"), pairs);
+  EXPECT_EQ(read_pairs(dir.file("train.tsv")), pairs);
+}
+
 TEST(CorpusOptionsTest, ValidateNamesTheField) {
   CorpusOptions options;
   options.valid_fraction = 0.6;

@@ -137,7 +137,8 @@ TEST_F(HttpHardeningTest, AClientSendingATooLargeBodyWholeReadsThe413) {
   start(options);
   RawConnection connection(port_);
   const std::string body(20 << 20, 'a');
-  ASSERT_TRUE(connection.send(post("Content-Length: " + std::to_string(body.size()) + "\r\n", body)))
+  const std::string length = "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  ASSERT_TRUE(connection.send(post(length, body)))
       << "the server reset the connection while the body was being sent";
   const std::string received = connection.read_until("}", kPatience);
   EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 413") << received;

@@ -128,8 +128,8 @@ struct ReadObserver {
 // writes it. The kept pairs pass through kept_path, a scratch file removed at the end; of each
 // pair only the 8 bytes of its group's hash and 4 of its corpus stay in memory (and 16 to 32 for
 // the hash of the pair with dedupe), so a corpus of tens of millions of pairs is split in well
-// under a gigabyte. The named dev/test sets are read first, and held. Throws DataError naming the file
-// being read when the memory runs out.
+// under a gigabyte. The named dev/test sets are read first, and held. Throws DataError naming the
+// file being read when the memory runs out.
 StreamedSplits stream_splits(const CorpusOptions& options,
                              text::CleanMode clean_mode,
                              const std::string& train_path,
@@ -137,7 +137,9 @@ StreamedSplits stream_splits(const CorpusOptions& options,
                              const ReadObserver& on_read,
                              std::size_t threads = 0);
 
-// Reads a file that write_pairs (or PairFileWriter) wrote, a chunk of pairs at a time.
+// Reads a file that write_pairs (or PairFileWriter) wrote, a chunk of pairs at a time. Its lines
+// may be longer than a corpus line (kMaxLineBytes): cleaning expands text (NFKC turns one
+// character into up to 18) and data.augment_concat joins two pairs.
 class PairFileReader {
  public:
   // Throws DataError when path cannot be opened.
