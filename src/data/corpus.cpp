@@ -112,42 +112,6 @@ void note_too_long(ReadReport& report,
                       std::to_string(kMaxLineBytes) + " bytes a line may have");
 }
 
-// The lines of one corpus file, read as a stream (nmt/io.h LineReader); the reader's errors
-// become DataError naming the file: "x.gz: damaged or truncated gzip data".
-class CorpusLines {
- public:
-  explicit CorpusLines(const std::string& path) : path_(path) {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) {
-      throw DataError(path,
-                      std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
-    }
-    try {
-      reader_.emplace(path, kMaxLineBytes);
-    } catch (const Error& error) {
-      throw as_data_error(error);
-    }
-  }
-
-  bool next() {
-    try {
-      return reader_->next();
-    } catch (const Error& error) {
-      throw as_data_error(error);
-    }
-  }
-  const LineReader& reader() const { return *reader_; }
-
- private:
-  DataError as_data_error(const Error& error) const {
-    std::string reason = error.what();
-    if (reason.rfind(path_ + ": ", 0) == 0) reason.erase(0, path_.size() + 2);
-    return DataError(path_, reason);
-  }
-
-  std::string path_;
-  std::optional<LineReader> reader_;
-};
 
 // A tab inside a plain-text sentence would split it in the run's TSV split files.
 std::string tabs_to_spaces(std::string_view text) {
@@ -218,6 +182,45 @@ Corpus read_tsv(std::istream& in, const std::string& name, TsvFormat format) {
   corpus.report.pairs = corpus.pairs.size();
   return corpus;
 }
+
+// The lines of one corpus file, read as a stream (nmt/io.h LineReader); the reader's errors
+// become DataError naming the file: "x.gz: damaged or truncated gzip data". Outside the anonymous
+// namespace: CorpusReader::State, declared in the header, holds it, and a member of a type with
+// internal linkage makes GCC warn (-Wsubobject-linkage) in a unity build.
+class CorpusLines {
+ public:
+  explicit CorpusLines(const std::string& path) : path_(path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+      throw DataError(path,
+                      std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
+    }
+    try {
+      reader_.emplace(path, kMaxLineBytes);
+    } catch (const Error& error) {
+      throw as_data_error(error);
+    }
+  }
+
+  bool next() {
+    try {
+      return reader_->next();
+    } catch (const Error& error) {
+      throw as_data_error(error);
+    }
+  }
+  const LineReader& reader() const { return *reader_; }
+
+ private:
+  DataError as_data_error(const Error& error) const {
+    std::string reason = error.what();
+    if (reason.rfind(path_ + ": ", 0) == 0) reason.erase(0, path_.size() + 2);
+    return DataError(path_, reason);
+  }
+
+  std::string path_;
+  std::optional<LineReader> reader_;
+};
 
 struct CorpusReader::State {
   CorpusFile file;
