@@ -35,6 +35,12 @@ MappedFile::MappedFile(const std::string& path) {
   }
 }
 
+void MappedFile::release() const {
+  // MADV_DONTNEED on a private mapping discards private copies of pages; this one is read-only,
+  // so it has none, and only the page table entries go.
+  if (address_ != nullptr) ::madvise(address_, size_, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (address_ != nullptr) ::munmap(address_, size_);
 }

@@ -23,6 +23,11 @@ class MappedFile {
   const char* data() const { return static_cast<const char*>(address_); }
   std::size_t size() const { return size_; }
 
+  // Drops the pages read so far from the process's resident memory. Never written, they read the
+  // same again (from the page cache, or the file): a file larger than the memory a process may
+  // hold is read through with its resident set bounded by what is read between two calls.
+  void release() const;
+
  private:
   void* address_ = nullptr;
   std::size_t size_ = 0;

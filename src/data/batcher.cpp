@@ -3,8 +3,12 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <unordered_map>
 
 #include "data/random.h"
 #include "nmt/error.h"
@@ -19,36 +23,78 @@ uint64_t epoch_seed(uint64_t seed, int64_t epoch) {
   return mix.next();
 }
 
-BatchPlan cut_by_sentences(const std::vector<std::size_t>& order, int64_t batch_size) {
-  BatchPlan plan;
-  for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(batch_size)) {
-    const std::size_t end = std::min(order.size(), start + static_cast<std::size_t>(batch_size));
-    plan.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
-                      order.begin() + static_cast<std::ptrdiff_t>(end));
-  }
-  return plan;
+// Pairs between two releases of a mapped corpus's pages while its lengths are read in order: 16 MiB
+// of offsets.
+constexpr std::size_t kPairsBetweenReleases = std::size_t{1} << 20;
+
+uint64_t length_key(const EncodedCorpus& pairs, std::size_t pair) {
+  return (static_cast<uint64_t>(pairs.target_length(pair)) << 32) | pairs.source_length(pair);
 }
 
-BatchPlan cut_by_tokens(const EncodedCorpus& pairs,
-                        const std::vector<std::size_t>& order,
-                        int64_t max_tokens) {
-  BatchPlan plan;
-  std::vector<std::size_t> current;
-  std::size_t longest = 0;
-  for (const std::size_t index : order) {
-    const std::size_t length = pairs.target_length(index) + 1;
-    const std::size_t new_longest = std::max(longest, length);
-    if (!current.empty() &&
-        (current.size() + 1) * new_longest > static_cast<std::size_t>(max_tokens)) {
-      plan.push_back(std::move(current));
-      current.clear();
-      longest = 0;
-    }
-    current.push_back(index);
-    longest = std::max(longest, length);
+// Pair indices sorted by length: runs of pairs of equal (target length, source length), in
+// increasing order.
+struct LengthOrder {
+  struct Run {
+    uint64_t key;  // length_key
+    uint32_t pairs;
+  };
+  std::vector<uint32_t> pairs;
+  std::vector<Run> runs;
+};
+
+// A counting sort in two passes over the lengths, so that nothing as large as the corpus but the
+// result is held. With random, pairs of equal lengths come in random order, else in index order.
+LengthOrder sorted_by_length(const EncodedCorpus& pairs, SplitMix64* random) {
+  std::unordered_map<uint64_t, uint32_t> next;  // length key -> count, then next position
+  for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
+    if (pair % kPairsBetweenReleases == 0) pairs.release_pages();
+    ++next[length_key(pairs, pair)];
   }
-  if (!current.empty()) plan.push_back(std::move(current));
-  return plan;
+  LengthOrder order;
+  for (const auto& [key, count] : next) order.runs.push_back({key, count});
+  std::sort(order.runs.begin(), order.runs.end(),
+            [](const LengthOrder::Run& a, const LengthOrder::Run& b) { return a.key < b.key; });
+  uint32_t position = 0;
+  for (const LengthOrder::Run& run : order.runs) {
+    next[run.key] = position;
+    position += run.pairs;
+  }
+  order.pairs.resize(pairs.size());
+  for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
+    if (pair % kPairsBetweenReleases == 0) pairs.release_pages();
+    order.pairs[next[length_key(pairs, pair)]++] = static_cast<uint32_t>(pair);
+  }
+  pairs.release_pages();
+  if (random) {
+    uint32_t first = 0;
+    for (const LengthOrder::Run& run : order.runs) {
+      shuffle(order.pairs.data() + first, run.pairs, *random);
+      first += run.pairs;
+    }
+  }
+  return order;
+}
+
+// Where batches start in order.pairs when each holds at most max_tokens padded target tokens
+// (<EOS> included), rows * longest <= max_tokens; a pair longer than that has a batch of its own.
+// The lengths come from the runs, not from the corpus; they only grow, so a batch's last pair is
+// its longest.
+std::vector<uint32_t> starts_by_tokens(const LengthOrder& order, int64_t max_tokens) {
+  std::vector<uint32_t> starts;
+  std::size_t rows = 0;
+  uint32_t i = 0;
+  for (const LengthOrder::Run& run : order.runs) {
+    const std::size_t longest = (run.key >> 32) + 1;
+    for (uint32_t j = 0; j < run.pairs; ++j, ++i) {
+      if (i == 0 || (rows + 1) * longest > static_cast<std::size_t>(max_tokens)) {
+        starts.push_back(i);
+        rows = 0;
+      }
+      ++rows;
+    }
+  }
+  starts.push_back(i);
+  return starts;
 }
 
 enum class Side { kSource, kTarget };
@@ -137,21 +183,45 @@ EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
 }
 
 BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& options, int64_t epoch) {
-  std::vector<std::size_t> order(pairs.size());
-  std::iota(order.begin(), order.end(), 0);
+  if (pairs.size() > std::numeric_limits<uint32_t>::max() - 1) {
+    throw DataError(pairs.origin(), fmt::format("{} pairs; training takes at most {} a run",
+                                                pairs.size(),
+                                                std::numeric_limits<uint32_t>::max() - 1));
+  }
   SplitMix64 random(epoch_seed(options.seed, epoch));
-  if (options.shuffle) shuffle(order, random);
-  if (options.max_tokens <= 0) return cut_by_sentences(order, options.batch_size);
-
-  // Stable sort after the shuffle: equal lengths stay in random order.
-  std::stable_sort(order.begin(), order.end(), [&pairs](std::size_t a, std::size_t b) {
-    const std::size_t x = pairs.target_length(a);
-    const std::size_t y = pairs.target_length(b);
-    return x != y ? x < y : pairs.source_length(a) < pairs.source_length(b);
-  });
-  BatchPlan plan = cut_by_tokens(pairs, order, options.max_tokens);
-  if (options.shuffle) shuffle(plan, random);
+  BatchPlan plan;
+  if (options.max_tokens <= 0) {
+    plan.pairs_.resize(pairs.size());
+    std::iota(plan.pairs_.begin(), plan.pairs_.end(), 0);
+    if (options.shuffle) shuffle(plan.pairs_, random);
+    const auto rows = static_cast<std::size_t>(options.batch_size);
+    for (std::size_t start = 0; start < pairs.size(); start += rows) {
+      plan.starts_.push_back(static_cast<uint32_t>(start));
+    }
+    plan.starts_.push_back(static_cast<uint32_t>(pairs.size()));
+  } else {
+    LengthOrder order = sorted_by_length(pairs, options.shuffle ? &random : nullptr);
+    plan.starts_ = starts_by_tokens(order, options.max_tokens);
+    plan.pairs_ = std::move(order.pairs);
+  }
+  plan.order_.resize(plan.starts_.size() - 1);
+  std::iota(plan.order_.begin(), plan.order_.end(), 0);
+  if (options.shuffle && options.max_tokens > 0) shuffle(plan.order_, random);
+  pairs.release_pages();
   return plan;
+}
+
+std::vector<std::size_t> BatchPlan::batch(std::size_t b) const {
+  const uint32_t k = order_.at(b);
+  return {pairs_.begin() + starts_[k], pairs_.begin() + starts_[k + 1]};
+}
+
+bool BatchPlan::operator==(const BatchPlan& other) const {
+  if (size() != other.size()) return false;
+  for (std::size_t b = 0; b < size(); ++b) {
+    if (batch(b) != other.batch(b)) return false;
+  }
+  return true;
 }
 
 Batch collate(const EncodedCorpus& pairs, const std::vector<std::size_t>& indices) {

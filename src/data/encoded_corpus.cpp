@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -109,11 +110,17 @@ void check_offsets(const std::string& path, const Layout& layout, const uint64_t
 
 }  // namespace
 
+// Copies (one side of a pair each) between two releases of a mapping's pages: each touches one or
+// two pages of ids and one of offsets, so at most 16,384 x 3 x 4 KiB = 192 MiB stay resident, and
+// random batches of a large file keep about a quarter of that.
+constexpr std::size_t kCopiesBetweenReleases = std::size_t{1} << 14;
+
 struct EncodedCorpus::Storage {
   std::string origin = "memory";
   std::vector<uint64_t> offsets;
   std::vector<uint32_t> ids;
   std::unique_ptr<MappedFile> mapping;
+  mutable std::atomic<std::size_t> copies{0};
 };
 
 EncodedCorpus::EncodedCorpus() : EncodedCorpus(std::vector<uint64_t>{0}, {}) {}
@@ -162,6 +169,7 @@ EncodedCorpus EncodedCorpus::map(const std::string& path) {
   const Layout layout = read_layout(path, data, storage->mapping->size());
   const auto* offsets = reinterpret_cast<const uint64_t*>(data + layout.offsets_at);
   check_offsets(path, layout, offsets);
+  storage->mapping->release();
 
   EncodedCorpus corpus;
   corpus.offsets_ = offsets;
@@ -176,10 +184,15 @@ EncodedCorpus EncodedCorpus::map(const std::string& path) {
 
 const std::string& EncodedCorpus::origin() const { return storage_->origin; }
 
+void EncodedCorpus::release_pages() const {
+  if (storage_->mapping) storage_->mapping->release();
+}
+
 int64_t* EncodedCorpus::copy_ids(std::size_t begin,
                                  std::size_t end,
                                  uint32_t vocabulary,
                                  int64_t* out) const {
+  if (storage_->mapping && ++storage_->copies % kCopiesBetweenReleases == 0) release_pages();
   for (std::size_t index = begin; index < end; ++index) {
     const uint32_t id = id_bytes_ == 2 ? read_at<uint16_t>(reinterpret_cast<const char*>(ids_),
                                                             2 * index)

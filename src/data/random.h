@@ -31,10 +31,15 @@ class SplitMix64 {
   uint64_t state_;
 };
 
-// Fisher-Yates.
+// Fisher-Yates over items[0, count).
+template <class T>
+void shuffle(T* items, std::size_t count, SplitMix64& random) {
+  for (std::size_t i = count; i > 1; --i) std::swap(items[i - 1], items[random.below(i)]);
+}
+
 template <class T>
 void shuffle(std::vector<T>& items, SplitMix64& random) {
-  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[random.below(i)]);
+  shuffle(items.data(), items.size(), random);
 }
 
 }  // namespace nmt::data

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,21 +26,29 @@ class Fingerprint {
   uint64_t hash_ = 14695981039346656037ull;
 };
 
+// The ids of every pair of a small corpus, or of 4,096 pairs spread over a large one and its last:
+// reading every id would bring all of a prepared corpus of tens of millions of pairs into each
+// rank's memory at start. The batch plan's fingerprint covers every pair's lengths.
 int64_t data_fingerprint(const data::EncodedCorpus& pairs) {
+  constexpr std::size_t kSampledPairs = 4096;
   Fingerprint fingerprint;
-  for (std::size_t index = 0; index < pairs.size(); ++index) {
+  const auto add_pair = [&](std::size_t index) {
     const data::EncodedPair pair = pairs.pair(index);
     for (const std::vector<int64_t>* side : {&pair.source, &pair.target}) {
       fingerprint.add(side->size());
       for (const int64_t id : *side) fingerprint.add(static_cast<uint64_t>(id));
     }
-  }
+  };
+  const std::size_t step = std::max<std::size_t>(1, pairs.size() / kSampledPairs);
+  for (std::size_t index = 0; index < pairs.size(); index += step) add_pair(index);
+  if (!pairs.empty()) add_pair(pairs.size() - 1);
   return fingerprint.value();
 }
 
 int64_t plan_fingerprint(const data::BatchPlan& plan) {
   Fingerprint fingerprint;
-  for (const std::vector<std::size_t>& batch : plan) {
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    const std::vector<std::size_t> batch = plan.batch(b);
     fingerprint.add(batch.size());
     for (const std::size_t index : batch) fingerprint.add(index);
   }

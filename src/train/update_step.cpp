@@ -71,7 +71,7 @@ UpdateBatches UpdateStep::gather(const data::EncodedCorpus& pairs,
   UpdateBatches update;
   const auto start = SteadyClock::now();
   for (const int64_t index : rank_batches(first, static_cast<int64_t>(plan.size()))) {
-    update.mine.push_back(data::collate(pairs, plan[static_cast<std::size_t>(index)]));
+    update.mine.push_back(data::collate(pairs, plan.batch(static_cast<std::size_t>(index))));
     update.tokens += update.mine.back().target_tokens;
   }
   update.collate_seconds = seconds_since(start);

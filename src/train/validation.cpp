@@ -44,8 +44,9 @@ ValidationResult evaluate_loss(model::Transformer& model,
   const auto options = at::TensorOptions().dtype(at::kDouble).device(device);
   at::Tensor loss = at::zeros({}, options);
   at::Tensor nll = at::zeros({}, options);
-  for (const auto& indices : data::plan_batches(pairs, batching, 0)) {
-    const data::Batch batch = data::collate(pairs, indices);
+  const data::BatchPlan plan = data::plan_batches(pairs, batching, 0);
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    const data::Batch batch = data::collate(pairs, plan.batch(b));
     AutocastScope autocast(device.type(), use_bf16);
     const at::Tensor source = batch.source.to(device);
     const at::Tensor memory = model->encode(source);

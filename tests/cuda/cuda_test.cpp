@@ -86,7 +86,7 @@ TEST(CudaTest, TrainingStepsAgreeWithTheCpu) {
   const auto plan = train::plan_epoch(copy_pairs(32), options, 0);
   // Losses after each update depend on every earlier update, so they check the optimiser too.
   for (int step = 0; step < 4; ++step) {
-    const auto batch = data::collate(copy_pairs(32), plan[static_cast<std::size_t>(step)]);
+    const auto batch = data::collate(copy_pairs(32), plan.batch(static_cast<std::size_t>(step)));
     const double cpu_loss = cpu_step.run(batch).loss.sum.item<double>();
     const double gpu_loss = gpu_step.run(batch).loss.sum.item<double>();
     EXPECT_NEAR(gpu_loss, cpu_loss, 1e-3 * std::abs(cpu_loss)) << "step " << step;
@@ -130,7 +130,7 @@ TEST(CudaTest, Bf16AutocastTrainsWithALossCloseToFp32) {
   options.precision = train::Precision::kBf16;
   train::UpdateStep half(bf16, options, kCuda, nullptr);
   const auto batch =
-      data::collate(copy_pairs(32), train::plan_epoch(copy_pairs(32), options, 0)[0]);
+      data::collate(copy_pairs(32), train::plan_epoch(copy_pairs(32), options, 0).batch(0));
   const double a = full.run(batch).loss.sum.item<double>();
   const double b = half.run(batch).loss.sum.item<double>();
   EXPECT_TRUE(std::isfinite(b));

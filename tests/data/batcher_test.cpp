@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "nmt/error.h"
 #include "nmt/text/sentencepiece_tokenizer.h"
@@ -27,7 +29,10 @@ EncodedCorpus pairs_of_lengths(int count) {
 
 std::multiset<std::size_t> all_indices(const BatchPlan& plan) {
   std::multiset<std::size_t> seen;
-  for (const auto& batch : plan) seen.insert(batch.begin(), batch.end());
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    const std::vector<std::size_t> batch = plan.batch(b);
+    seen.insert(batch.begin(), batch.end());
+  }
   return seen;
 }
 
@@ -49,15 +54,15 @@ TEST(PlanBatchesTest, SentenceBatchesCoverEveryPairOnceAndDependOnlyOnSeedAndEpo
   const BatchingOptions options{32, 0, 5, true};
   const BatchPlan plan = plan_batches(pairs, options, 0);
   ASSERT_EQ(plan.size(), 4u);
-  EXPECT_EQ(plan.back().size(), 4u);
+  EXPECT_EQ(plan.batch(3).size(), 4u);
   const auto seen = all_indices(plan);
   EXPECT_EQ(seen.size(), 100u);
   EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), 100u);
   EXPECT_EQ(plan_batches(pairs, options, 0), plan);
   EXPECT_NE(plan_batches(pairs, options, 1), plan);
   const BatchPlan in_order = plan_batches(pairs, BatchingOptions{32, 0, 5, false}, 0);
-  EXPECT_EQ(in_order[0][0], 0u);
-  EXPECT_EQ(in_order[0][31], 31u);
+  EXPECT_EQ(in_order.batch(0)[0], 0u);
+  EXPECT_EQ(in_order.batch(0)[31], 31u);
 }
 
 TEST(PlanBatchesTest, TokenBudgetBucketsByLengthAndRespectsTheBudget) {
@@ -67,14 +72,50 @@ TEST(PlanBatchesTest, TokenBudgetBucketsByLengthAndRespectsTheBudget) {
   EXPECT_EQ(all_indices(plan).size(), 500u);
   std::size_t padded = 0;
   std::size_t real = 0;
-  for (const auto& indices : plan) {
-    const Batch batch = collate(pairs, indices);
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    const Batch batch = collate(pairs, plan.batch(b));
     EXPECT_LE(batch.padded_target_tokens, 60);
     padded += static_cast<std::size_t>(batch.padded_target_tokens);
     real += static_cast<std::size_t>(batch.target_tokens);
   }
   EXPECT_LT(static_cast<double>(padded - real) / static_cast<double>(padded), 0.05);
   EXPECT_EQ(plan_batches(pairs, options, 0), plan);
+}
+
+TEST(PlanBatchesTest, TokenBatchesHoldPairsSortedByTargetThenSourceLength) {
+  const auto pairs = pairs_of_lengths(300);
+  const auto key = [&pairs](std::size_t pair) {
+    return std::make_pair(pairs.target_length(pair), pairs.source_length(pair));
+  };
+  const BatchPlan in_order = plan_batches(pairs, BatchingOptions{128, 40, 5, false}, 0);
+  std::vector<std::size_t> sorted;
+  for (std::size_t b = 0; b < in_order.size(); ++b) {
+    const std::vector<std::size_t> batch = in_order.batch(b);
+    sorted.insert(sorted.end(), batch.begin(), batch.end());
+  }
+  ASSERT_EQ(sorted.size(), 300u);
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    ASSERT_TRUE(key(sorted[i - 1]) < key(sorted[i]) ||
+                (key(sorted[i - 1]) == key(sorted[i]) && sorted[i - 1] < sorted[i]))
+        << "position " << i;
+  }
+  // Shuffled, the same lengths batch after batch, in another order; ties broken otherwise.
+  const BatchPlan shuffled = plan_batches(pairs, BatchingOptions{128, 40, 5, true}, 0);
+  ASSERT_EQ(shuffled.size(), in_order.size());
+  std::multiset<std::vector<std::pair<std::size_t, std::size_t>>> shuffled_keys;
+  std::multiset<std::vector<std::pair<std::size_t, std::size_t>>> in_order_keys;
+  bool same_order = true;
+  for (std::size_t b = 0; b < shuffled.size(); ++b) {
+    std::vector<std::pair<std::size_t, std::size_t>> keys;
+    for (const std::size_t pair : shuffled.batch(b)) keys.push_back(key(pair));
+    shuffled_keys.insert(keys);
+    keys.clear();
+    for (const std::size_t pair : in_order.batch(b)) keys.push_back(key(pair));
+    in_order_keys.insert(keys);
+    same_order = same_order && shuffled.batch(b) == in_order.batch(b);
+  }
+  EXPECT_EQ(shuffled_keys, in_order_keys);
+  EXPECT_FALSE(same_order);
 }
 
 TEST(PlanBatchesTest, APairLongerThanTheBudgetGetsABatchOfItsOwn) {

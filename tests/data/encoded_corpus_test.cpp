@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -161,6 +162,78 @@ TEST(EncodedCorpusTest, AnIdBeyondTheVocabularyIsRefusedWhenRead) {
               path + ": id 25 at byte 30 is not below its vocabulary's size, 20: the file is "
                      "damaged");
   }
+}
+
+// The file-backed part of this process's resident memory (/proc/self/status, RssFile), in bytes.
+std::size_t resident_file_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string field;
+  while (status >> field) {
+    if (field == "RssFile:") {
+      std::size_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+  }
+  return 0;
+}
+
+// pairs pairs of `ids` ids a side, id i of pair p being (p + i) % 1000: 4 * pairs * ids bytes of
+// ids (2 bytes each).
+std::string large_token_file(const testing::ScratchDir& dir, std::size_t pairs, std::size_t ids) {
+  const std::string path = dir.file("large.ids");
+  TokenFileWriter writer(path, 1000, 1000);
+  std::vector<int64_t> side(ids);
+  for (std::size_t p = 0; p < pairs; ++p) {
+    for (std::size_t i = 0; i < ids; ++i) side[i] = static_cast<int64_t>((p + i) % 1000);
+    writer.add(side, side);
+  }
+  writer.commit();
+  return path;
+}
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+TEST(EncodedCorpusTest, ReleasingPagesDropsWhatWasReadFromResidentMemory) {
+  testing::ScratchDir dir;
+  const std::string path = large_token_file(dir, 2048, 4096);  // 32 MiB of ids
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  const std::size_t before = resident_file_bytes();
+  std::vector<int64_t> ids(4096);
+  for (std::size_t p = 0; p < mapped.size(); ++p) {
+    mapped.copy_source(p, ids.data());
+    mapped.copy_target(p, ids.data());
+  }
+  const std::size_t read = resident_file_bytes();
+  EXPECT_GT(read, before + 24 * kMiB);
+  mapped.release_pages();
+  EXPECT_LT(resident_file_bytes(), before + 2 * kMiB);
+  mapped.copy_source(2047, ids.data());
+  EXPECT_EQ(ids[0], 47);  // (2047 + 0) % 1000, read again after the release
+  EXPECT_EQ(ids[4095], (2047 + 4095) % 1000);
+}
+
+TEST(EncodedCorpusTest, ReadingEveryPairOfALargeFileKeepsLittleOfItResident) {
+  testing::ScratchDir dir;
+  const std::string path = large_token_file(dir, 40000, 400);  // 61 MiB of ids
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  const std::size_t before = resident_file_bytes();
+  std::size_t peak = before;
+  int64_t sum = 0;
+  std::vector<int64_t> ids(400);
+  for (std::size_t p = 0; p < mapped.size(); ++p) {
+    mapped.copy_source(p, ids.data());
+    sum += ids[399];
+    mapped.copy_target(p, ids.data());
+    sum += ids[0];
+    if (p % 500 == 0) peak = std::max(peak, resident_file_bytes());
+  }
+  int64_t expected = 0;
+  for (std::size_t p = 0; p < mapped.size(); ++p) {
+    expected += static_cast<int64_t>((p + 399) % 1000 + p % 1000);
+  }
+  EXPECT_EQ(sum, expected);
+  EXPECT_LT(peak, before + 24 * kMiB);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The token ids of a split, in the form training reads them: two flat arrays (ids, offsets) held
 // in memory (encode_pairs, sample_pairs) or mapped from a token file that the data phase writes
 // once, so that training on a prepared run neither tokenizes the text again nor holds the corpus:
-// the pages of a mapped file are read as batches need them.
+// the pages of a mapped file are read as batches need them, and dropped again as reading goes on
+// (release_pages), so that however large the file, little of it stays resident.
 //
 // Token file (`<split>.ids` in a run directory), little-endian, written by TokenFileWriter:
 //   bytes 0-7    "nmt-ids\n"
@@ -70,6 +71,12 @@ class EncodedCorpus {
   std::size_t target_vocabulary() const { return target_vocabulary_; }
   // The mapped file, or "memory".
   const std::string& origin() const;
+
+  // Drops the pages of a mapped file read so far from resident memory (MappedFile::release); they
+  // read the same again. copy_source and copy_target call it every few thousand pairs, so that a
+  // whole epoch of random batches keeps tens of megabytes of the file resident, not all of it; a
+  // caller that reads lengths over the whole corpus calls it as it goes. Nothing in memory.
+  void release_pages() const;
 
  private:
   friend class EncodedCorpusBuilder;
