@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -127,22 +128,26 @@ at::Tensor pad_rows(const EncodedCorpus& pairs,
 
 // Pairs chunk by chunk: encode(i) for the pairs of a chunk on LibTorch's intra-op threads, then
 // appended in order, so that the result is the same for any thread count and only one chunk is
-// ever held as a vector per pair.
+// ever held as a vector per pair. The threads take blocks of pairs as they become free: LibTorch
+// gives each an equal share at once, and one slowed down by another thread of the process (the
+// data phase reads the next chunk meanwhile) would keep the others waiting.
 template <class Encode>
 EncodedCorpus encode_in_chunks(std::size_t count, const Encode& encode) {
   constexpr std::size_t kChunk = 1 << 16;
+  constexpr std::size_t kBlock = 256;
   EncodedCorpusBuilder builder;
   std::vector<EncodedPair> chunk;
   for (std::size_t first = 0; first < count; first += kChunk) {
     const std::size_t last = std::min(count, first + kChunk);
     chunk.assign(last - first, {});
-    at::parallel_for(static_cast<int64_t>(first), static_cast<int64_t>(last), 256,
-                     [&](int64_t begin, int64_t end) {
-                       for (int64_t i = begin; i < end; ++i) {
-                         const auto index = static_cast<std::size_t>(i);
-                         chunk[index - first] = encode(index);
-                       }
-                     });
+    const std::size_t blocks = (chunk.size() + kBlock - 1) / kBlock;
+    std::atomic<std::size_t> next_block{0};
+    at::parallel_for(0, static_cast<int64_t>(blocks), 1, [&](int64_t, int64_t) {
+      for (std::size_t block = next_block++; block < blocks; block = next_block++) {
+        const std::size_t end = std::min(chunk.size(), (block + 1) * kBlock);
+        for (std::size_t i = block * kBlock; i < end; ++i) chunk[i] = encode(first + i);
+      }
+    });
     for (const EncodedPair& pair : chunk) builder.add(pair.source, pair.target);
   }
   return std::move(builder).finish();

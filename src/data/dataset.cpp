@@ -1,6 +1,7 @@
 #include "nmt/data/dataset.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -129,23 +130,29 @@ CleanedPair clean_pair(const SentencePair& raw,
 }
 
 // clean(i) for i in [first, last) on `threads` threads (0: one per core), in order: the result
-// does not depend on the number of threads.
+// does not depend on the number of threads. The threads take blocks of pairs as they become free,
+// so that one slowed down (by the thread reading the next chunk, on a machine of few cores) is not
+// waited for with its share half done.
 template <class Clean>
 std::vector<CleanedPair> clean_in_parallel(std::size_t first,
                                            std::size_t last,
                                            std::size_t threads,
                                            const Clean& clean) {
+  constexpr std::size_t kBlock = 512;
   std::vector<CleanedPair> cleaned(last - first);
   if (cleaned.empty()) return cleaned;
   if (threads == 0) threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
-  const std::size_t share = (cleaned.size() + threads - 1) / threads;
+  const std::size_t blocks = (cleaned.size() + kBlock - 1) / kBlock;
+  std::atomic<std::size_t> next_block{0};
+  const auto work = [&] {
+    for (std::size_t block = next_block++; block < blocks; block = next_block++) {
+      const std::size_t end = std::min(cleaned.size(), (block + 1) * kBlock);
+      for (std::size_t i = block * kBlock; i < end; ++i) cleaned[i] = clean(first + i);
+    }
+  };
   std::vector<std::thread> workers;
-  for (std::size_t begin = 0; begin < cleaned.size(); begin += share) {
-    const std::size_t end = std::min(cleaned.size(), begin + share);
-    workers.emplace_back([&, begin, end] {
-      for (std::size_t i = begin; i < end; ++i) cleaned[i] = clean(first + i);
-    });
-  }
+  for (std::size_t t = 1; t < std::min(threads, blocks); ++t) workers.emplace_back(work);
+  work();
   for (std::thread& worker : workers) worker.join();
   return cleaned;
 }
