@@ -55,6 +55,13 @@ Command add_bench_train(CLI::App& bench) {
                        "scripts/profile-ops.py FILE sums it per operator, forward and backward")
       ->excludes(nproc_option)
       ->type_name("FILE");
+  command
+      ->add_option("--prepared", args->options.prepared_path,
+                   "Train on the data prepared in DIR (by `nmt prepare` or a training run with\n"
+                   "the same data and text settings) instead of preparing it first: a corpus of\n"
+                   "millions of pairs is prepared once and mapped")
+      ->excludes(nproc_option)
+      ->type_name("DIR");
   command->add_option("--baseline", args->options.baseline_tokens_per_s,
                       "Target tokens/s of one rank alone, for the scaling efficiency of ranks\n"
                       "started by torchrun or srun (--nproc measures it itself)");
@@ -69,7 +76,8 @@ Command add_bench_train(CLI::App& bench) {
       "Example: nmt bench train --config configs/seed.json --data "
       "data/tatoeba-en-es/eng-spa.tsv.gz \\\n"
       "           --steps 100 --threads 2 --max-tokens 1000\n"
-      "         nmt bench train --config configs/tatoeba-en-es.json --nproc 2 --steps 40");
+      "         nmt bench train --config configs/tatoeba-en-es.json --nproc 2 --steps 40\n"
+      "         nmt bench train --config big.json --prepared runs/big-data --steps 50");
   return {command, [args, flags, nproc] {
             const Config config = load_config(args->config_path, flags->overrides());
             if (*nproc > 0) return run::bench_train_local_ranks(*nproc, config);

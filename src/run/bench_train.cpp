@@ -205,8 +205,22 @@ void add_job(BenchTrainResult& result,
 // A fine-tuning configuration (train.init_from), or one with text.vocab_from, measures on that
 // run's vocabularies.
 PreparedData bench_data(const Config& config,
+                        const std::string& prepared_path,
                         const ScratchDirectory& scratch,
                         train::Communicator* communicator) {
+  if (!prepared_path.empty()) {
+    const RunDir dir(prepared_path);
+    const std::vector<std::string> changed = data_settings_changed(config, dir);
+    if (!changed.empty()) {
+      std::string settings;
+      for (const std::string& setting : changed) settings += (settings.empty() ? "" : ", ") + setting;
+      throw ConfigError("--prepared", prepared_path + " holds no data prepared with this "
+                                      "configuration (it differs in " + settings +
+                                      "); prepare it with `nmt prepare --config ... --out " +
+                                      prepared_path + "`");
+    }
+    return load_prepared_data(config, dir);
+  }
   const std::optional<RunDir> vocabulary = vocabulary_run(config);
   const RunDir* vocabulary_source = vocabulary ? &*vocabulary : nullptr;
   if (!communicator) return prepare_data(config, RunDir(scratch.path()), vocabulary_source);
@@ -270,7 +284,11 @@ BenchTrainResult bench_train(const Config& requested, const BenchTrainOptions& o
     profile_file = open_profile(options.profile_path);
   }
   ScratchDirectory scratch;
-  const PreparedData prepared = bench_data(config, scratch, communicator.get());
+  if (communicator && !options.prepared_path.empty()) {
+    throw ConfigError("--prepared measures one process; run it without ranks");
+  }
+  const PreparedData prepared =
+      bench_data(config, options.prepared_path, scratch, communicator.get());
   TrainingStart start = start_training(config, prepared.tokenizers, communicator.get(),
                                        parent ? pick_checkpoint(*parent, "") : "");
   const c10::Device device = start.device;

@@ -523,6 +523,22 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
               "--profile " + profiled.profile_path + ": cannot write this file");
   }
 
+  // The run's own prepared data, mapped instead of prepared again; refused for other settings.
+  BenchTrainOptions on_prepared = bench_options(2, 0);
+  on_prepared.prepared_path = run().path();
+  EXPECT_EQ(bench_train(load_config(run().config()), on_prepared).steps, 2);
+  Config other = load_config(run().config());
+  other.data.max_words += 1;
+  try {
+    bench_train(other, on_prepared);
+    ADD_FAILURE() << "data prepared with other settings was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--prepared: " + run().path() + " holds no data prepared with this configuration "
+              "(it differs in data.max_words); prepare it with `nmt prepare --config ... --out " +
+              run().path() + "`");
+  }
+
   OpenedRun opened = open();
   const BenchTranslateOptions options{"test", 20, ""};
   const nlohmann::json translate = bench_translate(opened, options);

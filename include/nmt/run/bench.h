@@ -74,6 +74,10 @@ struct BenchTrainOptions {
   // (after the timed ones, which it would slow) into this file as a Chrome trace
   // (scripts/profile-ops.py sums it per operator). One process only, not ranks.
   std::string profile_path;
+  // Non-empty: train on the data `nmt prepare` (or a training run) left in this directory, prepared
+  // with the configuration's data and text settings, instead of preparing it into a scratch
+  // directory first; one process only, not ranks.
+  std::string prepared_path;
 };
 
 inline constexpr int64_t kProfiledSteps = 20;
