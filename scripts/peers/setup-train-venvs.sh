@@ -5,6 +5,8 @@
 #   scripts/peers/setup-train-venvs.sh onmt      # .venv/onmt:  OpenNMT-py 3.5.1, torch 2.2.2 (CPU use)
 #   scripts/peers/setup-train-venvs.sh joey      # .venv/joey:  JoeyNMT 2.3.0, torch 2.2.2
 #   scripts/peers/setup-train-venvs.sh score     # .venv/score: sacreBLEU 2.6.0, sentencepiece (pieces, scoring)
+#   scripts/peers/setup-train-venvs.sh fairseq   # .venv/fairseq: fairseq 0.9.0 (fairseq-preprocess), torch
+#                                               # 2.2.2, sentencepiece 0.2.0 (bench-fairseq-preprocess.sh)
 #   scripts/peers/setup-train-venvs.sh all
 #
 # Every package, dependencies included, is pinned in scripts/peers/requirements-<env>.txt (a
@@ -20,9 +22,12 @@ python=${PYTHON:-python3}
 venv_root=${VENV_ROOT:-.venv}
 requirements_dir=scripts/peers
 
-# make_env NAME CHECK: a venv at $venv_root/NAME from requirements-NAME.txt, then CHECK in it.
+# make_env NAME CHECK [SOURCE_PACKAGE...]: a venv at $venv_root/NAME from requirements-NAME.txt,
+# then the source packages built against it (no build isolation: their setup.py imports torch),
+# then CHECK in it.
 make_env() {
   local name=$1 check=$2 dir=$venv_root/$1 req=$requirements_dir/requirements-$1.txt
+  local built=("${@:3}")
   if [[ -z ${FORCE:-} && -x $dir/bin/python ]] && "$dir/bin/python" -c "$check" >/dev/null 2>&1; then
     echo "setup-train-venvs: $dir ready"
     return 0
@@ -34,6 +39,10 @@ make_env() {
   rm -rf "$dir"
   "$python" -m venv "$dir"
   "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r "$req"
+  if [[ ${#built[@]} -gt 0 ]]; then
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+      --no-build-isolation "${built[@]}"
+  fi
   "$dir/bin/python" -c "$check" ||
     { echo "setup-train-venvs: $dir: import check failed after installing $req" >&2; return 1; }
   echo "setup-train-venvs: $dir ready"
@@ -45,6 +54,13 @@ env_onmt() {
 env_joey() {
   make_env joey 'import torch, joeynmt, joeynmt.training; print("JoeyNMT", joeynmt.__version__, "torch", torch.__version__)'
 }
+# fairseq 0.9.0: the last release that runs on Debian 12's Python 3.11 (0.10 and 0.12 fail at
+# import: their dataclass configurations have mutable defaults, which 3.11 refuses). Its
+# fairseq-preprocess wrote the same dictionaries and .bin/.idx files as fairseq-fixed 0.12.3.1's
+# (a fork of 0.12 for Python 3.11) on a test corpus.
+env_fairseq() {
+  make_env fairseq 'import torch, sentencepiece, fairseq, fairseq_cli.preprocess; print("fairseq", fairseq.__version__, "torch", torch.__version__)' fairseq==0.9.0
+}
 env_score() {
   make_env score 'import sacrebleu, sentencepiece; print("sacreBLEU", sacrebleu.__version__, "sentencepiece", sentencepiece.__version__)'
 }
@@ -53,6 +69,7 @@ case ${1:-} in
   onmt) env_onmt ;;
   joey) env_joey ;;
   score) env_score ;;
+  fairseq) env_fairseq ;;
   all) status=0; env_score || status=1; env_onmt || status=1; env_joey || status=1; exit $status ;;
-  *) echo "usage: scripts/peers/setup-train-venvs.sh onmt|joey|score|all" >&2; exit 2 ;;
+  *) echo "usage: scripts/peers/setup-train-venvs.sh onmt|joey|score|fairseq|all" >&2; exit 2 ;;
 esac
