@@ -643,13 +643,11 @@ void PairFileWriter::add(const SentencePair& pair) {
   if (buffer_.size() >= (std::size_t{1} << 20)) flush();
 }
 
-void PairFileWriter::flush() {
-  file_.append(buffer_.data(), buffer_.size());
-  buffer_.clear();
-}
+void PairFileWriter::flush() { behind_.append(buffer_); }
 
 void PairFileWriter::commit() {
   flush();
+  behind_.finish();
   file_.commit();
 }
 

@@ -276,14 +276,12 @@ void TokenFileWriter::add(const std::vector<int64_t>& source, const std::vector<
   append_side(source, source_vocabulary_, "source");
   append_side(target, target_vocabulary_, "target");
   ++pairs_;
-  if (buffer_.size() >= kFlushBytes) {
-    file_.append(buffer_.data(), buffer_.size());
-    buffer_.clear();
-  }
+  if (buffer_.size() >= kFlushBytes) behind_.append(buffer_);
   if (offsets_.size() * sizeof(uint64_t) >= kFlushBytes) flush_offsets();
 }
 
 void TokenFileWriter::commit() {
+  behind_.finish();
   const std::size_t id_bytes = static_cast<std::size_t>(ids_) * id_bytes_;
   buffer_.resize(buffer_.size() + (padded_to_8(id_bytes) - id_bytes), 0);
   file_.append(buffer_.data(), buffer_.size());

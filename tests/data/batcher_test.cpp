@@ -187,6 +187,30 @@ TEST(SamplePairsTest, AnEpochsSamplesDependOnlyOnSeedAndEpoch) {
   EXPECT_GT(copies.size(), 3u);
 }
 
+// The threads take blocks of 256 pairs as they free up; the ids land in pair order all the same.
+TEST(EncodePairsTest, TheIdsAreTheSameForAnyThreadCount) {
+  std::vector<SentencePair> pairs;
+  for (int copy = 0; copy < 15; ++copy) {
+    for (SentencePair pair : sentence_pairs()) {
+      pair.source += " " + std::to_string(copy);
+      pairs.push_back(std::move(pair));
+    }
+  }
+  const text::TokenizerPair tokenizers = shared_unigram(sentence_pairs());
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  const EncodedCorpus one_thread = encode_pairs(pairs, tokenizers);
+  at::set_num_threads(3);
+  const EncodedCorpus three_threads = encode_pairs(pairs, tokenizers);
+  at::set_num_threads(threads);
+  ASSERT_EQ(one_thread.size(), 3000u);
+  ASSERT_EQ(three_threads.size(), 3000u);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    ASSERT_EQ(three_threads.pair(i), one_thread.pair(i)) << "pair " << i;
+  }
+  EXPECT_EQ(tokenizers.source->decode(three_threads.pair(2999).source), pairs[2999].source);
+}
+
 // A split sampled a chunk at a time, each chunk told the index of its first pair, is the split
 // sampled whole: what lets training sample train.tsv without holding it.
 TEST(SamplePairsTest, ChunksToldTheirFirstIndexSampleWhatTheWholeSplitSamples) {

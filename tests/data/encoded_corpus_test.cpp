@@ -104,6 +104,23 @@ TEST(EncodedCorpusTest, AFileOfManyPairsRoundTripsAndItsWriterLeavesNoOtherFile)
   }
 }
 
+// Ids are written on another thread a megabyte at a time; a write that fails there fails commit.
+TEST(EncodedCorpusTest, AFullDiskFailsTheCommitAndLeavesNoFile) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("train.ids");
+  if (!testing::link_to_full_device(path + ".tmp")) GTEST_SKIP() << "no /dev/full";
+  TokenFileWriter writer(path, 1000, 1000);
+  const std::vector<int64_t> side(500, 7);
+  for (int pair = 0; pair < 3000; ++pair) writer.add(side, side);  // 6 MB of ids
+  try {
+    writer.commit();
+    FAIL() << "the commit succeeded";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot write " + path + ": No space left on device");
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 TEST(EncodedCorpusTest, AnIdBeyondTheVocabularyIsNotWrittenAndLeavesNoFile) {
   testing::ScratchDir dir;
   const std::string path = dir.file("train.ids");

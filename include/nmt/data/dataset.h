@@ -26,6 +26,7 @@
 #include "nmt/data/corpus.h"
 #include "nmt/io.h"
 #include "nmt/text/clean.h"
+#include "nmt/write_behind.h"
 
 namespace nmt::data {
 
@@ -153,7 +154,8 @@ class PairFileReader {
   std::unique_ptr<LineReader> lines_;
 };
 
-// Writes pairs as write_pairs does, one at a time; commit() puts the file in place atomically.
+// Writes pairs as write_pairs does, one at a time, a buffer of 1 MiB written on another thread
+// while the next fills; commit() puts the file in place atomically.
 class PairFileWriter {
  public:
   explicit PairFileWriter(std::string path);
@@ -168,6 +170,7 @@ class PairFileWriter {
   AtomicFile file_;
   std::string buffer_;
   std::size_t pairs_ = 0;
+  WriteBehind<std::string> behind_{file_};  // destroyed first: waits for its write to file_
 };
 
 // Token counts of the two sides of training pair `index`, as the run's tokenizers cut them.

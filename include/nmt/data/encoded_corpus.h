@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "nmt/io.h"
+#include "nmt/write_behind.h"
 
 namespace nmt::data {
 
@@ -111,7 +112,7 @@ class EncodedCorpusBuilder {
 };
 
 // Writes a token file pair by pair in memory that does not grow with it: the ids go to the
-// temporary file as they come, the offsets to an unnamed scratch file beside it (nothing is left
+// temporary file as they come (a buffer of 1 MiB written on another thread while the next fills), the offsets to an unnamed scratch file beside it (nothing is left
 // behind however the process ends), and commit() appends them and puts the finished file in place
 // atomically.
 class TokenFileWriter {
@@ -142,6 +143,7 @@ class TokenFileWriter {
   uint64_t ids_ = 0;                   // ids so far: the last offset
   std::size_t pairs_ = 0;
   std::vector<unsigned char> buffer_;  // ids not yet appended to file_
+  WriteBehind<std::vector<unsigned char>> behind_{file_};  // destroyed first: waits for its write
 };
 
 // Every pair of corpus into a token file at path.
