@@ -23,6 +23,7 @@
 # The configuration is the recommended one (configs/tatoeba-en-es.json) with data.max_words 60
 # and 0.1% valid and test, as a corpus of millions would be split. Environment: NMT
 # (build/src/nmt), OLD_NMT (unset), OLD_SIZES (all), ONE_CORE_SIZES (none), SEED (1),
+# MAX_JOIN (3: Tatoeba pairs joined a line at most; 1 gives the bundled pairs' lengths),
 # VOCAB_MAX_PAIRS (unset: the configuration's text.vocab_max_pairs, else this one), SPEED_SIZES,
 # SPEED_ROUNDS, BENCH_STEPS, TRAIN_SIZES, TRAIN_TIME. Writes OUT_DIR: command.txt, machine.txt,
 # config.json, per size and binary <size>-<label>/{prepare,train}.log (the commands' output with
@@ -49,10 +50,11 @@ train_sizes=" ${TRAIN_SIZES:-} "
 train_time=${TRAIN_TIME:-10m}
 vocab_max_pairs=${VOCAB_MAX_PAIRS:-}
 seed=${SEED:-1}
+max_join=${MAX_JOIN:-3}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "scripts/bench-prepare.sh $out $*  (NMT=$nmt OLD_NMT=$old_nmt OLD_SIZES=${OLD_SIZES:-}" \
-  "ONE_CORE_SIZES=${ONE_CORE_SIZES:-} VOCAB_MAX_PAIRS=$vocab_max_pairs SEED=$seed" \
+  "ONE_CORE_SIZES=${ONE_CORE_SIZES:-} VOCAB_MAX_PAIRS=$vocab_max_pairs SEED=$seed MAX_JOIN=$max_join" \
   "SPEED_SIZES=${SPEED_SIZES:-} SPEED_ROUNDS=$speed_rounds BENCH_STEPS=$bench_steps" \
   "TRAIN_SIZES=${TRAIN_SIZES:-} TRAIN_TIME=$train_time)" \
   > "$out/command.txt"
@@ -170,7 +172,7 @@ run_one() {  # size label binary [command prefix...]
 }
 
 for size in "$@"; do
-  python3 scripts/make-large-corpus.py --pairs "$size" --seed "$seed" \
+  python3 scripts/make-large-corpus.py --pairs "$size" --seed "$seed" --max-join "$max_join" \
     --source "$scratch/source.en" --target "$scratch/source.es" 2> "$out/corpus-$size.log"
   run_one "$size" current "$nmt"
   if [[ $one_core_sizes == *" $size "* ]]; then run_one "$size" one-core "$nmt" taskset -c 0; fi
