@@ -10,7 +10,10 @@
 #   BENCH_FLAGS="--steps 20 --warmup 5 --threads 1" CANDIDATE_FLAGS="--steps 20 --warmup 5 \
 #     --threads 2" scripts/bench-ab.sh build/src/nmt build/src/nmt OUT_DIR
 #   BENCH=translate BENCH_FLAGS="--model runs/latest --strategy beam --n 2000" \
-#     scripts/bench-ab.sh /tmp/nmt-before build/src/nmt OUT_DIR
+#     scripts/bench-ab.sh /tmp/before/nmt build/src/nmt OUT_DIR
+#
+# A build's nmt is a launcher that starts nmt-torch beside it: keep a baseline build with both
+# (mkdir /tmp/before && cp build/src/nmt build/src/nmt-torch /tmp/before/).
 #
 # Environment: BENCH (train or translate; train), ROUNDS (3), CONFIG (training's configuration,
 # configs/tatoeba-en-es.json), BENCH_FLAGS (training's default: --steps 40 --warmup 5 --threads 2;

@@ -195,11 +195,12 @@ bool is_openblas_core_below(const std::string& chosen, const std::string& best) 
 
 namespace {
 
-// An OpenBLAS function's string result through the symbol the process has loaded, so that nmt
-// needs no link to OpenBLAS and runs with another BLAS.
-std::string openblas_string(const char* symbol) {
+// An OpenBLAS function's string result through a symbol of `library` (a dlopen handle, or
+// RTLD_DEFAULT for what the process has loaded), so that nmt needs no link to OpenBLAS and runs
+// with another BLAS.
+std::string openblas_string(void* library, const char* symbol) {
   using Function = const char* (*)();
-  const auto function = reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, symbol));
+  const auto function = reinterpret_cast<Function>(dlsym(library, symbol));
   const char* value = function != nullptr ? function() : nullptr;
   if (value == nullptr) return "";
   std::string text(value);
@@ -209,12 +210,18 @@ std::string openblas_string(const char* symbol) {
 
 }  // namespace
 
-std::string openblas_core() { return openblas_string("openblas_get_corename"); }
-std::string openblas_config() { return openblas_string("openblas_get_config"); }
+std::string openblas_core() { return openblas_string(RTLD_DEFAULT, "openblas_get_corename"); }
+std::string openblas_config() { return openblas_string(RTLD_DEFAULT, "openblas_get_config"); }
 
-bool raise_openblas_to_cpu() {
+std::string openblas_core_of(const char* library) {
+  // Left loaded: the launcher replaces its process image next, and unloading OpenBLAS while its
+  // threads may still start is a hazard for no gain.
+  void* handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
+  return handle != nullptr ? openblas_string(handle, "openblas_get_corename") : "";
+}
+
+bool raise_openblas_to_cpu(const std::string& chosen) {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return false;
-  const std::string chosen = openblas_core();
   const std::string best = best_openblas_core();
   if (!is_openblas_core_below(chosen, best)) return false;
   setenv("NMT_OPENBLAS_CHOSE", chosen.c_str(), /*overwrite=*/1);

@@ -18,11 +18,12 @@
 #include "nmt/run/build_info.h"
 
 int main(int argc, char** argv) {
-  // OpenBLAS chose its kernels when this process loaded it: a cap that NMT_CPU_ISA puts on it,
-  // or the kernels of a CPU it does not know, take effect in a fresh image of the same program
-  // with the same arguments.
+  // OpenBLAS chose its kernels when this process loaded it. Started through `nmt`, the launcher
+  // (src/launcher.cpp), this program finds NMT_CPU_ISA's cap and a better kernel set for a CPU
+  // OpenBLAS does not know already in its environment; started directly, it applies them in a
+  // fresh image of itself with the same arguments, loading LibTorch a second time.
   const bool is_capped = nmt::cap_libraries_at_cpu_tier();
-  if (is_capped || nmt::raise_openblas_to_cpu()) {
+  if (is_capped || nmt::raise_openblas_to_cpu(nmt::openblas_core())) {
     execv("/proc/self/exe", argv);
     std::cerr << "nmt: warning: could not restart with OPENBLAS_CORETYPE="
               << std::getenv("OPENBLAS_CORETYPE") << " (" << std::strerror(errno)

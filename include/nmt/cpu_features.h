@@ -88,9 +88,15 @@ bool is_openblas_core_below(const std::string& chosen, const std::string& best);
 std::string openblas_core();
 std::string openblas_config();
 
-// When OpenBLAS runs kernels below best_openblas_core() and OPENBLAS_CORETYPE is not set, sets it
-// (and NMT_OPENBLAS_CHOSE to OpenBLAS's own choice, for `nmt --version`) and returns true: like
-// the cap, it takes effect in a fresh process image.
-bool raise_openblas_to_cpu();
+// The kernel set OpenBLAS chooses for this CPU, asked of `library` (a name the dynamic linker
+// resolves, as Debian's LibTorch links "libblas.so.3") loaded into this process for the purpose:
+// what nmt's launcher (src/launcher.cpp) reads before LibTorch and OpenBLAS are loaded for real.
+// "" when the library cannot be loaded or is not OpenBLAS.
+std::string openblas_core_of(const char* library);
+
+// When `chosen` (OpenBLAS's kernel set) is below best_openblas_core() and OPENBLAS_CORETYPE is
+// not set, sets it (and NMT_OPENBLAS_CHOSE to `chosen`, for `nmt --version`) and returns true: like
+// the cap, it takes effect only where OpenBLAS is loaded afterwards (a process image started next).
+bool raise_openblas_to_cpu(const std::string& chosen);
 
 }  // namespace nmt

@@ -2,6 +2,7 @@
 // line per feature, each matching what CMake found for this build.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #if defined(__x86_64__)
@@ -123,6 +124,46 @@ TEST(VersionTest, NamesTheOpenBlasKernelsAndWhatTheCpuAllows) {
   EXPECT_NE(line_starting(capped.output, "  BLAS").find(", Haswell kernels"), std::string::npos)
       << capped.output;
 #endif
+}
+
+// How many times a process tree loaded LibTorch, from the dynamic linker's own account
+// (LD_DEBUG=files writes a line per library it maps).
+int libtorch_loads(const std::string& linker_log) {
+  int loads = 0;
+  for (std::size_t at = linker_log.find("file=libtorch_cpu.so"); at != std::string::npos;
+       at = linker_log.find("file=libtorch_cpu.so", at + 1)) {
+    const std::size_t end = linker_log.find('\n', at);
+    if (linker_log.substr(at, end - at).find("generating link map") != std::string::npos) ++loads;
+  }
+  return loads;
+}
+
+// The launcher nmt sets NMT_CPU_ISA's cap (OPENBLAS_CORETYPE among it) before LibTorch and OpenBLAS
+// are loaded; the program alone learns it after loading them and starts itself again, loading
+// LibTorch twice (issue 67: half a second of every capped start).
+TEST(VersionTest, TheLauncherLoadsLibTorchOnceAtACappedTier) {
+  const auto launched = testing::run_nmt_with_env("LD_DEBUG=files NMT_CPU_ISA=baseline", "--version");
+  ASSERT_EQ(launched.exit_code, 0) << launched.output;
+  EXPECT_EQ(libtorch_loads(launched.output), 1) << launched.output;
+  EXPECT_NE(line_starting(launched.output, "  BLAS").find("OPENBLAS_CORETYPE=Nehalem"),
+            std::string::npos)
+      << line_starting(launched.output, "  BLAS");
+  const std::string program =
+      (std::filesystem::path(NMT_BINARY).parent_path() / "nmt-torch").string();
+  const auto alone =
+      testing::run_command("env LD_DEBUG=files NMT_CPU_ISA=baseline '" + program + "' --version");
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_EQ(libtorch_loads(alone.output), 2) << "the restart the launcher saves";
+}
+
+TEST(VersionTest, ALauncherWithoutItsProgramSaysWhichFileIsMissing) {
+  testing::ScratchDir scratch;
+  const std::string launcher = scratch.file("nmt");
+  std::filesystem::copy_file(NMT_BINARY, launcher);
+  const auto result = testing::run_command("'" + launcher + "' --version");
+  EXPECT_EQ(result.exit_code, 127);
+  EXPECT_EQ(result.output, "nmt: error: cannot start " + scratch.file("nmt-torch") +
+                               ": No such file or directory\n");
 }
 
 TEST(VersionTest, AnUnknownTierIsAnErrorNamingTheTiers) {
