@@ -79,6 +79,14 @@ bool hardware_has_amx_int8() {
 #endif
 }
 
+bool hardware_is_amd() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_is("amd") != 0;
+#else
+  return false;
+#endif
+}
+
 // Sets `name` to `value` unless the user set it; true when it was set here.
 bool set_unless_given(const char* name, const char* value) {
   if (value == nullptr || std::getenv(name) != nullptr) return false;
@@ -135,6 +143,22 @@ CpuTier cpu_tier() {
   if (cpu_has_avx_vnni()) return CpuTier::kAvxVnni;
   if (cpu_has_avx2()) return CpuTier::kAvx2;
   return CpuTier::kBaseline;
+}
+
+bool cpu_trains_faster_in_bf16() {
+  return cpu_has_amx_int8() || (cpu_has_avx512_bf16() && hardware_is_amd());
+}
+
+const char* precision_auto_row() {
+  if (cpu_has_amx_int8()) return "AMX";
+  if (cpu_has_avx512_bf16()) {
+    return hardware_is_amd() ? "AVX512-BF16 without AMX, AMD" : "AVX512-BF16 without AMX, Intel";
+  }
+  if (cpu_has_avx512_vnni()) return "AVX512-VNNI without BF16";
+  if (cpu_tier() >= CpuTier::kAvx512) return "AVX-512 without VNNI";
+  if (cpu_has_avx_vnni()) return "AVX-VNNI without AVX-512";
+  if (cpu_has_avx2()) return "AVX2";
+  return "baseline";
 }
 
 CpuTier vector_loop_tier() {

@@ -48,6 +48,18 @@ bool cpu_has_avx512_vnni();
 // the first call requests for the process: nmt's int8 kernel then multiplies on tiles.
 bool cpu_has_amx_int8();
 
+// Whether training under bf16 autocast measured faster than fp32 on a CPU like this one, at its
+// tier: with AMX (AMX-BF16 comes with AMX-INT8 on every CPU that has the tiles), and with
+// AVX512-BF16 on AMD's cores (Zen 4); not with AVX512-BF16 alone on Intel's (an Emerald Rapids Xeon
+// whose hypervisor hides AMX trained fp32 1.4x faster). docs/performance.md, "Precision auto, by
+// CPU", has the records.
+bool cpu_trains_faster_in_bf16();
+
+// The row of that table this CPU reads at its tier: "AMX", "AVX512-BF16 without AMX, AMD",
+// "AVX512-BF16 without AMX, Intel", "AVX512-VNNI without BF16", "AVX-512 without VNNI",
+// "AVX-VNNI without AVX-512", "AVX2" or "baseline".
+const char* precision_auto_row();
+
 // Whether this build compiles nmt's element loops for several instruction sets
 // (src/vector_clones.h): GCC on x86-64.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

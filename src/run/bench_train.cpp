@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "nmt/cpu_features.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
@@ -236,7 +237,7 @@ PreparedData bench_data(const Config& config,
 // The step's speed and breakdown: the lines of every benchmark, distributed or not.
 std::string bench_step_text(const BenchTrainResult& result, const std::string& title) {
   return fmt::format(
-      "{} on {} ({}), {}\n"
+      "{} on {} ({}{}), {}\n"
       "  target tokens/s  {:10.1f}   (real tokens, {:.0f} per step)\n"
       "  source tokens/s  {:10.1f}\n"
       "  sentences/s      {:10.1f}\n"
@@ -246,7 +247,9 @@ std::string bench_step_text(const BenchTrainResult& result, const std::string& t
       "  peak RSS         {:8.0f} MiB\n"
       "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s GEMM ({:.1f}% counting padded "
       "positions)\n",
-      title, result.device, result.precision, result.batching, result.tgt_tokens_per_s,
+      title, result.device, result.precision,
+      result.auto_row.empty() ? "" : ": auto on a CPU of the row " + result.auto_row,
+      result.batching, result.tgt_tokens_per_s,
       result.tgt_tokens_per_step, result.src_tokens_per_s, result.sentences_per_s,
       result.ms_per_step, result.ms_data, result.ms_forward, result.ms_backward,
       result.ms_optimizer, 100.0 * result.padding_fraction, result.peak_rss_mib, 100.0 * result.mfu,
@@ -314,6 +317,9 @@ BenchTrainResult bench_train(const Config& requested, const BenchTrainOptions& o
       measure_gemm_peak(device, uses_bf16 ? model::WeightForm::kBf16 : model::WeightForm::kFp32);
   BenchTrainResult result =
       measured(config, device, start.threads, uses_bf16, totals, options.steps, peak);
+  if (config.train.precision == train::Precision::kAuto && device.is_cpu()) {
+    result.auto_row = precision_auto_row();
+  }
   if (device.is_cpu() && !uses_bf16) {
     result.fma_peak = measure_fma_peak(static_cast<int>(start.threads));
   }
@@ -349,6 +355,7 @@ nlohmann::json to_json(const BenchTrainResult& result) {
                          {"mfu", result.mfu},
                          {"hardware_utilisation", result.hardware_utilisation},
                          {"batching", result.batching}};
+  if (!result.auto_row.empty()) json["auto_row"] = result.auto_row;
   if (const auto& fma = result.fma_peak) {
     json["fma_peak_gflops"] = fma->flops_per_s / 1e9;
     json["fma_tier"] = fma->tier;

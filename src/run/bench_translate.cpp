@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "nmt/cpu_features.h"
 #include "nmt/data/dataset.h"
 #include "nmt/decode/translator.h"
 #include "nmt/device.h"
@@ -76,6 +77,9 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
       {"peak_rss_mib", peak_rss_mib()},
       {"gemm_peak_gflops", peak / 1e9},
       {"mfu", flops / seconds / peak}};
+  if (decoding.precision == decode::Precision::kAuto && run.device.is_cpu()) {
+    result["auto_row"] = precision_auto_row();
+  }
   if (profile_file.is_open()) {
     result["profiled_sentences"] = write_profile(translator, sources, decoding, run.device,
                                                  options.profile_path, profile_file);
@@ -92,13 +96,19 @@ std::string bench_translate_text(const nlohmann::json& result,
       "  sentences/s      {:10.1f}\n"
       "  output tokens/s  {:10.1f}\n"
       "  peak RSS         {:8.0f} MiB\n"
-      "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s {} GEMM\n",
+      "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s {} GEMM\n"
+      "{}",
       options.sentences, run.dir.path(), options.split, result["strategy"].get<std::string>(),
       result["beam_size"].get<int64_t>(), result["batch_size"].get<int64_t>(),
       result["device"].get<std::string>(), result["sentences_per_s"].get<double>(),
       result["output_tokens_per_s"].get<double>(), result["peak_rss_mib"].get<double>(),
       100.0 * result["mfu"].get<double>(), result["gemm_peak_gflops"].get<double>(),
-      result["precision"].get<std::string>());
+      result["precision"].get<std::string>(),
+      result.contains("auto_row")
+          ? fmt::format("  precision        {} (auto on a CPU of the row {})\n",
+                        result["precision"].get<std::string>(),
+                        result["auto_row"].get<std::string>())
+          : "");
 }
 
 }  // namespace nmt::run

@@ -84,9 +84,16 @@ std::string blas_line() {
 }
 
 std::string bf16_line() {
-  return cpu_has_avx512_bf16()
-             ? "yes (this CPU has AVX512-BF16: the default for CPU training)"
-             : fmt::format("no ({}: CPU training defaults to fp32)", lacking("AVX512-BF16"));
+  if (!cpu_has_avx512_bf16()) {
+    return fmt::format("no ({}: CPU training defaults to fp32)", lacking("AVX512-BF16"));
+  }
+  if (cpu_trains_faster_in_bf16()) {
+    return fmt::format("yes (this CPU has AVX512-BF16{}: the default for CPU training)",
+                       cpu_has_amx_int8() ? " and AMX" : "");
+  }
+  return fmt::format("yes, on request (AVX512-BF16 without AMX ({}): CPU training defaults to fp32, "
+                     "measured faster on Intel's cores)",
+                     cpu_tier_cap() ? "AMX is above this CPU tier" : "this CPU lacks AMX");
 }
 
 }  // namespace

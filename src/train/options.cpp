@@ -14,14 +14,14 @@ constexpr double kMaxTimeSeconds = 100000.0 * 3600.0;  // 100,000 hours: past an
 
 }  // namespace
 
-bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16) {
+bool uses_bf16(Precision precision, bool is_cuda, bool cpu_trains_faster_in_bf16) {
   switch (precision) {
     case Precision::kFp32:
       return false;
     case Precision::kBf16:
       return true;
     case Precision::kAuto:
-      return !is_cuda && cpu_has_bf16;
+      return !is_cuda && cpu_trains_faster_in_bf16;
   }
   return false;
 }
@@ -36,7 +36,7 @@ bool uses_bf16(Precision precision, bool is_cuda) {
                                   "this CPU tier (") +
                           tier_name(cpu_tier()) + "); use fp32 or auto");
   }
-  return uses_bf16(precision, is_cuda, cpu_has_avx512_bf16());
+  return uses_bf16(precision, is_cuda, nmt::cpu_trains_faster_in_bf16());
 }
 
 const char* best_metric_name(BestMetric metric) {

@@ -71,6 +71,24 @@ TEST(VersionTest, NmtCpuIsaCapsTheTier) {
 #endif
 }
 
+// Below AMX, AVX512-BF16 trains by default only on AMD's cores; on Intel's it is there on request
+// and CPU training defaults to fp32, which measured faster there (docs/performance.md, "Precision
+// auto, by CPU").
+TEST(VersionTest, Bf16WithoutAmxIsTheTrainingDefaultOnlyOnAmd) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512bf16") == 0) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  const auto result = testing::run_nmt_with_env("NMT_CPU_ISA=avx512_bf16", "--version");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(line_starting(result.output, "  bf16 on CPU"),
+            __builtin_cpu_is("amd") != 0
+                ? "  bf16 on CPU   yes (this CPU has AVX512-BF16: the default for CPU training)"
+                : "  bf16 on CPU   yes, on request (AVX512-BF16 without AMX (AMX is above this "
+                  "CPU tier): CPU training defaults to fp32, measured faster on Intel's cores)");
+#else
+  GTEST_SKIP() << "the tiers are x86-64's";
+#endif
+}
+
 // NMT_CPU_ISA=avx_vnni allows AVX-VNNI but not AVX-512: int8 then runs on the AVX-VNNI kernel
 // where the CPU has AVX-VNNI, on the AVX2 kernel where it has not (AMD's Zen 4, Intel's Xeons
 // before Sapphire Rapids), and nmt's element loops on their AVX2 variant either way.

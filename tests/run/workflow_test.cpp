@@ -569,6 +569,33 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
   }
 }
 
+// Where auto chose the precision on the CPU, both benchmarks name the row of docs/performance.md's
+// table that applied; a precision asked for is no row's.
+TEST_F(WorkflowTest, BenchmarksNameTheRowOfPrecisionAutoThatApplied) {
+  Config config = load_config(run().config());
+  config.train.device = "cpu";
+  config.train.precision = train::Precision::kAuto;
+  const BenchTrainResult chosen = bench_train(config, bench_options(1, 0));
+  EXPECT_EQ(chosen.auto_row, precision_auto_row());
+  EXPECT_EQ(to_json(chosen)["auto_row"], precision_auto_row());
+  EXPECT_NE(bench_train_text(chosen, "tiny").find(std::string("auto on a CPU of the row ") +
+                                                  precision_auto_row()),
+            std::string::npos)
+      << bench_train_text(chosen, "tiny");
+  config.train.precision = train::Precision::kFp32;
+  EXPECT_FALSE(to_json(bench_train(config, bench_options(1, 0))).contains("auto_row"));
+
+  OpenedRun opened = open();
+  const BenchTranslateOptions options{"test", 4, ""};
+  opened.config.decode.precision = decode::Precision::kAuto;
+  const nlohmann::json automatic = bench_translate(opened, options);
+  EXPECT_EQ(automatic["auto_row"], precision_auto_row());
+  EXPECT_NE(bench_translate_text(automatic, opened, options).find("(auto on a CPU of the row "),
+            std::string::npos);
+  opened.config.decode.precision = decode::Precision::kFp32;
+  EXPECT_FALSE(bench_translate(opened, options).contains("auto_row"));
+}
+
 // The benchmark trains through the trainer's own update path: with update_freq 2 an update takes
 // two batches of the plan, so 3 updates cover exactly the tokens of 6 updates of one batch.
 TEST_F(WorkflowTest, BenchTrainTimesTheUpdatesTrainingRuns) {

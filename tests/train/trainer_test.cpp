@@ -280,13 +280,14 @@ TEST(TrainerTest, Bf16OnTheCpuTrainsLikeFp32) {
   EXPECT_NEAR(valid_loss[1], valid_loss[0], 0.05 * valid_loss[0]);
 }
 
-TEST(PrecisionTest, AutoIsBf16OnlyOnACpuWithAvx512Bf16) {
-  EXPECT_TRUE(uses_bf16(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_bf16=*/true));
-  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/false, /*cpu_has_bf16=*/false));
-  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/true, /*cpu_has_bf16=*/true));
-  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/false, /*cpu_has_bf16=*/false));
-  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/true, /*cpu_has_bf16=*/false));
-  EXPECT_FALSE(uses_bf16(Precision::kFp32, /*is_cuda=*/false, /*cpu_has_bf16=*/true));
+TEST(PrecisionTest, AutoIsBf16OnlyOnACpuWhereItTrainsFaster) {
+  EXPECT_TRUE(uses_bf16(Precision::kAuto, /*is_cuda=*/false, /*bf16_is_faster=*/true));
+  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/false, /*bf16_is_faster=*/false));
+  EXPECT_FALSE(uses_bf16(Precision::kAuto, /*is_cuda=*/true, /*bf16_is_faster=*/true));
+  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/false, /*bf16_is_faster=*/false));
+  EXPECT_TRUE(uses_bf16(Precision::kBf16, /*is_cuda=*/true, /*bf16_is_faster=*/false));
+  EXPECT_FALSE(uses_bf16(Precision::kFp32, /*is_cuda=*/false, /*bf16_is_faster=*/true));
+  EXPECT_EQ(uses_bf16(Precision::kAuto, /*is_cuda=*/false), cpu_trains_faster_in_bf16());
 }
 
 // Below AVX-512 (a CPU without it, or NMT_CPU_ISA=avx2 as in CI's second run) bf16 on the CPU is

@@ -87,6 +87,8 @@ struct BenchTrainResult {
   std::string device;             // "cpu (2 threads)", "cuda:0 (NVIDIA H100 ...)"
   int64_t threads = 0;            // CPU threads
   std::string precision;          // "fp32" or "bf16"
+  std::string auto_row;           // where auto chose the precision on a CPU, the CPU's row of its
+                                  // table (nmt::precision_auto_row()); else ""
   std::string batching;           // "max_tokens 4000" or "batch_size 128"
   int64_t steps = 0;              // timed updates
   double tgt_tokens_per_s = 0.0;  // real target tokens; with ranks, all ranks together

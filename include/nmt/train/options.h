@@ -15,15 +15,16 @@ enum class Schedule {
 
 // Arithmetic of the forward and backward passes. bf16 autocast runs the matrix products in bf16
 // while master weights, Adam, the loss, softmax and layer norms stay fp32; bf16 has fp32's range,
-// so unlike fp16 it needs no loss scaling. `auto` means bf16 on a CPU with AVX512-BF16, where it
-// measured faster for every model size tried (docs/performance.md), and fp32 everywhere else: on
-// CUDA bf16 measured slower for nmt's model sizes (docs/performance.md, GPU), and CPUs without the
-// instructions emulate bf16 slowly.
+// so unlike fp16 it needs no loss scaling. `auto` means bf16 on a CPU where it measured faster
+// (nmt::cpu_trains_faster_in_bf16(): AMX, or AVX512-BF16 on AMD's Zen 4) and fp32 everywhere else:
+// on Intel's AVX512-BF16 without AMX fp32 measured 1.4x faster, on CUDA bf16 measured slower for
+// nmt's model sizes, and CPUs without the instructions emulate bf16 slowly
+// (docs/performance.md, "Precision auto, by CPU").
 enum class Precision { kAuto, kFp32, kBf16 };
 
-// True when a pass on CUDA (is_cuda) or on a CPU with or without AVX512-BF16 runs under bf16
+// True when a pass on CUDA (is_cuda) or on a CPU where bf16 trains faster or not runs under bf16
 // autocast.
-bool uses_bf16(Precision precision, bool is_cuda, bool cpu_has_bf16);
+bool uses_bf16(Precision precision, bool is_cuda, bool cpu_trains_faster_in_bf16);
 // The same on this machine's processor. Throws ConfigError for bf16 on a CPU below AVX-512.
 bool uses_bf16(Precision precision, bool is_cuda);
 
