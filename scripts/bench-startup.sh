@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Wall time of `nmt translate "one sentence"`, start to exit, over repeated runs (hyperfine), and of
-# its parts: the process start alone (`nmt --version`: loading LibTorch and its libraries) and the
-# same translation with another nmt binary for a before/after.
+# its parts: the process start alone (`nmt --version`: loading LibTorch and its libraries), the
+# same translation at capped tiers (NMT_CPU_ISA) and with another nmt binary for a before/after
+# (build/src/nmt-torch, the program without its launcher, shows what the launcher saves).
 #
-#   scripts/bench-startup.sh --model RUN [--baseline OTHER_NMT] [--runs N] [--out DIR]
+#   scripts/bench-startup.sh --model RUN [--baseline OTHER_NMT] [--tiers "avx2 ..."] [--runs N]
+#                            [--out DIR]
 #
+# --tiers: the translation again under NMT_CPU_ISA=TIER for each, by nmt and by the baseline.
 # Writes DIR (default data/benchmarks/startup-<UTC date>): command.txt, machine.txt, hyperfine's
 # JSON and markdown. Figures mean something only on an otherwise idle machine.
 # Environment: NMT (default build/src/nmt).
@@ -13,6 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 nmt=${NMT:-$root/build/src/nmt}
 model=""
 baseline=""
+tiers=""
 runs=20
 out=""
 command_line="$0 $*"
@@ -20,6 +24,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --model) model=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
+    --tiers) tiers=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "bench-startup: unknown argument $1 (see the top of $0)" >&2; exit 2 ;;
@@ -31,19 +36,25 @@ out=${out:-$root/data/benchmarks/startup-$(date -u +%Y-%m-%d)}
 mkdir -p "$out"
 echo "$command_line" > "$out/command.txt"
 {
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  lscpu | grep -E '^(Model name|CPU\(s\))'
+  (cd "$root" && scripts/machine-header.sh)
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "nmt: $("$nmt" --version | head -2 | tr '\n' ' ')"
   [[ -n $baseline ]] && echo "baseline: $baseline ($("$baseline" --version | head -2 | tr '\n' ' '))"
   echo "model: $(cd "$model" && pwd -P)"
 } > "$out/machine.txt"
 
-translate="'$nmt' -q translate --model '$model' 'I am hungry.'"
-commands=(-n "nmt --version" "'$nmt' --version" -n "nmt translate, one sentence" "$translate")
+translate="-q translate --model '$model' 'I am hungry.'"
+commands=(-n "nmt --version" "'$nmt' --version" -n "nmt translate, one sentence" "'$nmt' $translate")
 if [[ -n $baseline ]]; then
-  commands+=(-n "baseline translate, one sentence" "'$baseline' -q translate --model '$model' 'I am hungry.'")
+  commands+=(-n "baseline translate, one sentence" "'$baseline' $translate")
 fi
+for tier in $tiers; do
+  commands+=(-n "nmt translate, one sentence, NMT_CPU_ISA=$tier" "env NMT_CPU_ISA=$tier '$nmt' $translate")
+  if [[ -n $baseline ]]; then
+    commands+=(-n "baseline translate, one sentence, NMT_CPU_ISA=$tier"
+               "env NMT_CPU_ISA=$tier '$baseline' $translate")
+  fi
+done
 hyperfine --warmup 3 --runs "$runs" --export-json "$out/hyperfine.json" \
   --export-markdown "$out/hyperfine.md" "${commands[@]}"
 echo "bench-startup: record in $out" >&2

@@ -25,6 +25,12 @@
 # --tier avx2 holds both engines to the AVX2 tier, as on a CPU without AVX-512: NMT_CPU_ISA=avx2
 # for nmt (its kernels, defaults and libraries), CT2_FORCE_CPU_ISA=AVX2 for CTranslate2's own
 # kernels, MKL_ENABLE_INSTRUCTIONS=AVX2 and ONEDNN_MAX_CPU_ISA=AVX2 for the libraries under it.
+# --tier avx_vnni holds them to AVX2 with AVX-VNNI, as on Intel's client CPUs since Alder Lake or
+# AMD's since Zen 5: NMT_CPU_ISA=avx_vnni (nmt's AVX-VNNI int8 kernel), CTranslate2's own kernels
+# at AVX2 (it has no level between AVX2 and AVX-512) and its libraries at their AVX-VNNI levels
+# (MKL_ENABLE_INSTRUCTIONS=AVX2_E1, ONEDNN_MAX_CPU_ISA=AVX2_VNNI); nmt's int8 and int8w7 are also
+# timed at NMT_CPU_ISA=avx2 in each round (rows named ...-avx2), the kernels that CPU would run
+# without the AVX-VNNI one.
 # The record, DIR (default data/benchmarks/peers-<UTC date>[-TIER]): command.txt, machine.txt (CPU model,
 # cores, date, versions), raw/ (every setting's JSON and hypotheses, the references), table.md and
 # results.json. Figures mean something only on an otherwise idle machine.
@@ -70,7 +76,11 @@ case $tier in
   avx2)
     export NMT_CPU_ISA=avx2 CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
     ;;
-  *) echo "bench-translate: --tier: expected avx2, got '$tier'" >&2; exit 2 ;;
+  avx_vnni)
+    export NMT_CPU_ISA=avx_vnni CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2_E1 \
+      ONEDNN_MAX_CPU_ISA=AVX2_VNNI
+    ;;
+  *) echo "bench-translate: --tier: expected avx2 or avx_vnni, got '$tier'" >&2; exit 2 ;;
 esac
 out=${out:-$root/data/benchmarks/peers-$(date -u +%Y-%m-%d)${tier:+-$tier}}
 python=$("$root/scripts/peers/setup-venv.sh" ct2)
@@ -131,8 +141,8 @@ print("python:", sys.version.split()[0])'
 # nmt: speed and memory from `nmt bench translate`, the translations from `nmt eval` (in the first
 # round); a setting this machine cannot run (bf16 below AVX-512) is recorded with nmt's message.
 run_nmt() {
-  local strategy=$1 precision=$2 threads=$3 round=$4
-  local name=nmt-$strategy-$precision-t$threads
+  local strategy=$1 precision=$2 threads=$3 round=$4 suffix=${5:-}
+  local name=nmt-$strategy-$precision-t$threads$suffix
   local flags=(--model "$run" --strategy "$strategy" --beam-size 5 --precision "$precision"
                --threads "$threads" --device cpu --max-len 256)
   echo "bench-translate: $name (round $round)" >&2
@@ -145,7 +155,8 @@ run_nmt() {
   else
     error=$(tail -n 1 "$scratch/error.txt")
   fi
-  "$python" - "$scratch/bench.json" "$out/raw/$name.round$round.json" "$strategy" "$precision" "$threads" \
+  "$python" - "$scratch/bench.json" "$out/raw/$name.round$round.json" "$strategy" \
+    "$precision${suffix:+ at NMT_CPU_ISA=$NMT_CPU_ISA}" "$threads" \
     "$("$nmt" --version | head -n 1)" "$error" <<'PY'
 import json, sys
 bench, out, strategy, precision, threads, engine, error = sys.argv[1:]
@@ -175,6 +186,11 @@ for round in $(seq 1 "$rounds"); do
   for strategy in $strategies; do
     for threads in $threads_list; do
       for precision in fp32 bf16 int8 int8w7; do run_nmt "$strategy" "$precision" "$threads" "$round"; done
+      if [[ $tier == avx_vnni ]]; then
+        for precision in int8 int8w7; do
+          NMT_CPU_ISA=avx2 run_nmt "$strategy" "$precision" "$threads" "$round" -avx2
+        done
+      fi
       for compute_type in float32 int8; do
         run_ct2 "$strategy" "$compute_type" "$threads" 1 "$round"
       done

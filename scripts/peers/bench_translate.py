@@ -3,7 +3,7 @@
     bench_translate.py ct2 --model DIR --src FILE --tokenizer word|spm --out HYP --json RESULT
                            [--strategy greedy|beam] [--beam-size 5] [--length-penalty 1]
                            [--compute-type float32|int8] [--intra-threads 1] [--inter-threads 1]
-                           [--batch-size 64]
+                           [--batch-size 64] [--whole-process]
     bench_translate.py table RECORD_DIR
 
 `ct2` translates the cleaned sources of FILE (one per line) as nmt does: the run's tokenizer
@@ -11,7 +11,8 @@
 <PAD>/<SOS> output, no minimum length, at most 256 tokens; it times tokenising, translating and
 detokenising after a warm-up on the first 16 sentences, and writes the hypotheses in nmt's
 decoded form (what `nmt eval --out` writes) and a JSON result (sentences/s, target tokens/s,
-peak RSS of this process).
+peak RSS of this process). --whole-process leaves the warm-up out, for a caller that times the
+whole process from its start (scripts/peers/bench-whole-process.sh).
 
 `table` scores every RECORD_DIR/raw/*.hyp.txt against RECORD_DIR/raw/references.txt with
 sacreBLEU, joins the speed results (RECORD_DIR/raw/NAME.roundN.json, one per round; NAME.json in
@@ -82,7 +83,8 @@ def run_ct2(args):
         max_decoding_length=MAX_DECODING_LENGTH,
         suppress_sequences=[["<PAD>"], ["<SOS>"]],
     )
-    translator.translate_batch([tokenize(line) for line in sources[:16]], **options)
+    if not args.whole_process:
+        translator.translate_batch([tokenize(line) for line in sources[:16]], **options)
     start = time.perf_counter()
     results = translator.translate_batch([tokenize(line) for line in sources], **options)
     hypotheses = [detokenize(result.hypotheses[0]) for result in results]
@@ -195,6 +197,7 @@ def main():
     ct2.add_argument("--intra-threads", type=int, default=1)
     ct2.add_argument("--inter-threads", type=int, default=1)
     ct2.add_argument("--batch-size", type=int, default=64)
+    ct2.add_argument("--whole-process", action="store_true")
     table = commands.add_parser("table")
     table.add_argument("record")
     args = parser.parse_args()
