@@ -39,6 +39,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 nmt=${NMT:-$root/build/src/nmt}
+# shellcheck source=translate-common.sh
+source "$root/scripts/peers/translate-common.sh"
 model=runs/latest
 sentences=2000
 out=""
@@ -71,17 +73,7 @@ if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
   echo "bench-translate: --rounds: expected a positive whole number, got '$rounds'" >&2
   exit 2
 fi
-case $tier in
-  "") ;;
-  avx2)
-    export NMT_CPU_ISA=avx2 CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
-    ;;
-  avx_vnni)
-    export NMT_CPU_ISA=avx_vnni CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2_E1 \
-      ONEDNN_MAX_CPU_ISA=AVX2_VNNI
-    ;;
-  *) echo "bench-translate: --tier: expected avx2 or avx_vnni, got '$tier'" >&2; exit 2 ;;
-esac
+hold_to_tier bench-translate "$tier"
 out=${out:-$root/data/benchmarks/peers-$(date -u +%Y-%m-%d)${tier:+-$tier}}
 python=$("$root/scripts/peers/setup-venv.sh" ct2)
 helper=$root/scripts/peers/bench_translate.py
@@ -90,27 +82,10 @@ mkdir -p "$out/raw"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# A run directory of its own (the run's files linked, a test split of the first N sentences), so
-# that nmt eval's records stay out of the real run's metrics.
 run=$scratch/run
-mkdir -p "$run"
-for file in "$model"/config.json "$model"/vocab*.txt "$model"/spm*.model "$model"/*.pt; do
-  [[ -e $file ]] && ln -s "$(cd "$(dirname "$file")" && pwd)/$(basename "$file")" "$run/"
-done
-total=$(wc -l < "$model/test.tsv")
-[[ $total -gt 0 ]] || { echo "bench-translate: $model/test.tsv is empty" >&2; exit 2; }
-# The first N sentences, the split repeated when it has fewer (no pipe into head: under pipefail,
-# cat ending on SIGPIPE would end the script).
-awk -v n="$sentences" '{ lines[NR] = $0 } END { for (i = 0; i < n; ++i) print lines[i % NR + 1] }' \
-  "$model/test.tsv" > "$run/test.tsv"
-cut -f1 "$run/test.tsv" > "$out/raw/sources.txt"
-cut -f2 "$run/test.tsv" > "$out/raw/references.txt"
+make_test_run bench-translate "$model" "$sentences" "$run" "$out/raw"
 
-"$nmt" -q export --format ctranslate2 --model "$run" --out "$scratch/ct2"
-tokenizer=word
-[[ -n $(ls "$scratch"/ct2/spm*.model 2> /dev/null) ]] && tokenizer=spm
-length_penalty=$("$python" -c 'import json, sys
-print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.json")
+export_ctranslate2 "$run" "$scratch/ct2" "$python"
 
 {
   echo "$command_line"

@@ -29,6 +29,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 nmt=${NMT:-$root/build/src/nmt}
+# shellcheck source=translate-common.sh
+source "$root/scripts/peers/translate-common.sh"
 model=runs/latest
 sentences=2000
 out=""
@@ -52,15 +54,7 @@ done
 [[ -f $model/config.json ]] || { echo "bench-whole-process: $model is not a run" >&2; exit 2; }
 [[ -x $nmt ]] || { echo "bench-whole-process: no nmt binary at $nmt (build first or set NMT)" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench-whole-process: --rounds: expected a positive whole number, got '$rounds'" >&2; exit 2; }
-case $tier in
-  "") ;;
-  avx2)
-    export NMT_CPU_ISA=avx2 CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 ;;
-  avx_vnni)
-    export NMT_CPU_ISA=avx_vnni CT2_FORCE_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2_E1 \
-      ONEDNN_MAX_CPU_ISA=AVX2_VNNI ;;
-  *) echo "bench-whole-process: --tier: expected avx2 or avx_vnni, got '$tier'" >&2; exit 2 ;;
-esac
+hold_to_tier bench-whole-process "$tier"
 out=${out:-$root/data/benchmarks/whole-process-$(date -u +%Y-%m-%d)${tier:+-$tier}}
 python=$("$root/scripts/peers/setup-venv.sh" ct2)
 helper=$root/scripts/peers/bench_translate.py
@@ -69,19 +63,8 @@ mkdir -p "$out/raw"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 run=$scratch/run
-mkdir -p "$run"
-for file in "$model"/config.json "$model"/vocab*.txt "$model"/spm*.model "$model"/*.pt; do
-  [[ -e $file ]] && ln -s "$(cd "$(dirname "$file")" && pwd)/$(basename "$file")" "$run/"
-done
-awk -v n="$sentences" '{ lines[NR] = $0 } END { for (i = 0; i < n; ++i) print lines[i % NR + 1] }' \
-  "$model/test.tsv" > "$run/test.tsv"
-cut -f1 "$run/test.tsv" > "$out/raw/sources.txt"
-cut -f2 "$run/test.tsv" > "$out/raw/references.txt"
-"$nmt" -q export --format ctranslate2 --model "$run" --out "$scratch/ct2"
-tokenizer=word
-[[ -n $(ls "$scratch"/ct2/spm*.model 2> /dev/null) ]] && tokenizer=spm
-length_penalty=$("$python" -c 'import json, sys
-print(json.load(open(sys.argv[1]))["decode"]["length_penalty"])' "$run/config.json")
+make_test_run bench-whole-process "$model" "$sentences" "$run" "$out/raw"
+export_ctranslate2 "$run" "$scratch/ct2" "$python"
 
 echo "$command_line" > "$out/command.txt"
 {
