@@ -8,18 +8,32 @@ and SLOW connections send their request head one byte a second. Hostile connecti
 closes are opened again at once, as an attacker would. Reports p50/p99/max latency and failures
 of both kinds of normal request in both phases, and the server's peak resident memory (VmHWM).
 
+Then the costly cases, one after another, each with the server's peak memory reset before it
+(/proc/PID/clear_refs) and read after it, and one client translating a sentence at a time
+meanwhile:
+- chunk extension flood: FLOODERS connections send a chunked request whose chunk header's
+  extension never ends, as fast as the server reads, for CASE_SECONDS (reopened when closed);
+- trailer flood: the same with a trailer field that never ends;
+- oversized body: one request of 20 MB, over serve.max_body_bytes, sent whole;
+- long texts: one LibreTranslate /translate of 64 texts of 4,900 characters, one sentence each;
+- costly clients that leave: LEAVERS clients each send 64 texts of about 2,500 characters under
+  beam 16 and close half a second later; half a second after that an ordinary request is timed.
+
     scripts/abuse-serve.py RUN [--out DIR] [--nmt build/src/nmt] [--idle 1000] [--slow 100]
         [--clients 4] [--seconds 30] [--sentences FILE] [--serve-flag=--precision=int8 ...]
+        [--case-seconds 10] [--flooders 20] [--leavers 20]
 
 Writes DIR (default data/benchmarks/serve-abuse-<date>/): command.txt, machine.txt,
 server.log, results.json and results.md. Python's standard library only.
 """
 import argparse
+import collections
 import datetime
 import http.client
 import json
 import os
 import pathlib
+import random
 import resource
 import select
 import socket
@@ -28,7 +42,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_process import machine_text, start_server  # noqa: E402
+from serve_process import costly_body, machine_text, send_and_leave, start_server  # noqa: E402
 
 SLOW_HEAD = b"POST /v1/translate HTTP/1.1\r\nHost: abuse\r\nContent-Type: application/json\r\n"
 
@@ -193,6 +207,137 @@ def peak_memory_mib(pid):
     return None
 
 
+def reset_peak_memory(pid):
+    """VmHWM starts again from the current resident memory (Linux: clear_refs 5)."""
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")
+
+
+CHUNKED_HEAD = (b"POST /v1/translate HTTP/1.1\r\nHost: abuse\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n")
+FILLER = b"b" * 65536
+
+
+def answer_status(sock):
+    """The status code of what the server sent on sock ("none" when it closed without one)."""
+    try:
+        head = sock.recv(4096)
+    except OSError:
+        return "reset"
+    parts = head.split(b" ", 2)
+    return parts[1].decode() if len(parts) > 1 and head.startswith(b"HTTP/") else "none"
+
+
+def flood(port, prefix, seconds, connections):
+    """CONNECTIONS connections each send prefix and then filler as fast as the server reads it,
+    until the server answers or closes (then a new one) or the time is up. Returns how often each
+    status came back and the mebibytes sent."""
+    statuses, sent, lock = collections.Counter(), [0], threading.Lock()
+    end = time.monotonic() + seconds
+
+    def one():
+        while time.monotonic() < end:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            except OSError:
+                with lock:
+                    statuses["refused"] += 1
+                continue
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            status = "open at the end"
+            try:
+                sock.sendall(prefix)
+                while time.monotonic() < end:
+                    if poller.poll(0):
+                        status = answer_status(sock)
+                        break
+                    sock.sendall(FILLER)
+                    with lock:
+                        sent[0] += len(FILLER)
+            except OSError:
+                status = answer_status(sock)
+            sock.close()
+            with lock:
+                statuses[status] += 1
+
+    threads = [threading.Thread(target=one) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"statuses": dict(statuses), "mib_sent": round(sent[0] / 2**20, 1)}
+
+
+def post(port, path, body, timeout=300):
+    """(status, seconds) of one POST with a JSON body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    start = time.monotonic()
+    try:
+        connection.request("POST", path, body, {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        answer.read()
+        status = answer.status
+    except (OSError, http.client.HTTPException) as error:
+        status = type(error).__name__
+    return status, round(time.monotonic() - start, 3)
+
+
+def oversized_body(port, _args, _sentences):
+    status, seconds = post(port, "/v1/translate", b'{"q": "' + b"a" * 20_000_000 + b'"}')
+    return {"status": status, "seconds": seconds}
+
+
+def long_texts(port, _args, _sentences):
+    words = "the house of my friend is near the old station and we walk there every day".split()
+    rng = random.Random(23)
+    texts = [" ".join(rng.choice(words) for _ in range(1000))[:4900] for _ in range(64)]
+    status, seconds = post(port, "/translate",
+                           json.dumps({"q": texts, "source": "en", "target": "es"}).encode())
+    return {"status": status, "seconds": seconds}
+
+
+def leaving_clients(port, args, sentences):
+    body = costly_body(sentences)
+    threads = [threading.Thread(target=send_and_leave, args=(port, body, 0.5))
+               for _ in range(args.leavers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    time.sleep(0.5)
+    status, seconds = post(port, "/v1/translate", json.dumps({"q": "I am hungry."}))
+    return {"clients": args.leavers, "ordinary_status": status, "ordinary_seconds": seconds}
+
+
+CASES = {
+    "chunk extension flood":
+        lambda port, args, _: flood(port, CHUNKED_HEAD + b"5;a=", args.case_seconds, args.flooders),
+    "trailer flood":
+        lambda port, args, _: flood(port, CHUNKED_HEAD + b"0\r\nX-Trailer: ", args.case_seconds,
+                                    args.flooders),
+    "oversized body": oversized_body,
+    "long texts": long_texts,
+    "costly clients that leave": leaving_clients,
+}
+
+
+def run_case(case, server, port, args, sentences):
+    """The case with one client translating meanwhile, and the server's peak memory over it."""
+    reset_peak_memory(server.pid)
+    before = peak_memory_mib(server.pid)
+    normal = NormalClients(port, ["I am hungry."], 1)
+    threads = [threading.Thread(target=normal.translator, args=(0,))]
+    threads[0].start()
+    result = CASES[case](port, args, sentences)
+    normal.stop.set()
+    threads[0].join()
+    if server.poll() is not None:
+        sys.exit(f"abuse-serve: the server exited during the case {case!r}")
+    return {**result, "ordinary_meanwhile": summary(*normal.translate),
+            "memory_before_mib": before, "peak_memory_mib": peak_memory_mib(server.pid)}
+
+
 def markdown(results, args):
     lines = [f"Normal clients: {args.clients} translating (one sentence per request) and one "
              f"/health prober (a new connection every 100 ms), {args.seconds} s per phase; "
@@ -209,6 +354,18 @@ def markdown(results, args):
               f"{args.idle + args.slow}; reopened after the server closed them: "
               f"{attack['reopened']}; connections refused: {attack['refused']}.",
               f"Server peak resident memory (VmHWM): {results['peak_memory_mib']} MiB."]
+    if results.get("cases"):
+        lines += ["", f"Costly cases (floods: {args.flooders} connections for {args.case_seconds:g} s; "
+                  f"{args.leavers} clients that leave), one client translating a sentence at a time "
+                  "meanwhile:", "",
+                  "| case | what happened | ordinary requests meanwhile: answered / failed / max ms "
+                  "| resident MiB before | peak MiB |", "| --- | --- | --- | ---: | ---: |"]
+        for case, r in results["cases"].items():
+            happened = {k: v for k, v in r.items() if k not in
+                        ("ordinary_meanwhile", "memory_before_mib", "peak_memory_mib")}
+            o = r["ordinary_meanwhile"]
+            lines.append(f"| {case} | {json.dumps(happened)} | {o['answered']} / {o['failed']} / "
+                         f"{o['max_ms']} | {r['memory_before_mib']} | {r['peak_memory_mib']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -225,6 +382,10 @@ def main():
                         "run's test split, test.tsv)")
     parser.add_argument("--serve-flag", action="append", default=[],
                         help="a flag of nmt serve, e.g. --serve-flag=--precision=int8")
+    parser.add_argument("--case-seconds", type=float, default=10, help="how long each flood lasts")
+    parser.add_argument("--flooders", type=int, default=20, help="connections of each flood")
+    parser.add_argument("--leavers", type=int, default=20,
+                        help="clients that send a costly request and leave")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -251,6 +412,10 @@ def main():
         attackers.thread.join()
         print("under attack:", json.dumps(results["under attack"]), flush=True)
         results["peak_memory_mib"] = peak_memory_mib(server.pid)
+        results["cases"] = {}
+        for case in CASES:
+            results["cases"][case] = run_case(case, server, port, args, sentences)
+            print(f"{case}:", json.dumps(results["cases"][case]), flush=True)
     finally:
         server.terminate()
         server.wait(timeout=60)

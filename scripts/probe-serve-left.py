@@ -18,17 +18,15 @@ library only.
 import argparse
 import datetime
 import http.client
-import itertools
 import json
 import os
 import pathlib
-import socket
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_process import machine_text, start_server  # noqa: E402
+from serve_process import costly_body, machine_text, send_and_leave, start_server  # noqa: E402
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -36,28 +34,6 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 def cpu_seconds(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def costly_body(sentences):
-    texts, text = [], ""
-    for sentence in itertools.cycle(sentences):
-        text += (" " if text else "") + sentence
-        if len(text) >= 2500:
-            texts.append(text)
-            text = ""
-            if len(texts) == 64:
-                break
-    return json.dumps({"q": texts, "split": False, "strategy": "beam",
-                       "beam_size": 16}).encode()
-
-
-def send_and_leave(port, body, linger):
-    connection = socket.create_connection(("127.0.0.1", port))
-    connection.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: probe\r\n"
-                       b"Content-Type: application/json\r\nContent-Length: "
-                       + str(len(body)).encode() + b"\r\n\r\n" + body)
-    time.sleep(linger)
-    connection.close()
 
 
 def one_round(nmt, run, body, args, log_path):

@@ -1,11 +1,14 @@
 """What scripts/abuse-serve.py and scripts/probe-serve-left.py share: the machine a record was
-made on, and an `nmt serve` process started on a free port and waited for until its model is
-ready. Python's standard library only."""
+made on, an `nmt serve` process started on a free port and waited for until its model is ready,
+and the costly request that clients send and leave. Python's standard library only."""
 import datetime
 import http.client
+import itertools
+import json
 import os
 import re
 import resource
+import socket
 import subprocess
 import sys
 import time
@@ -54,3 +57,28 @@ def start_server(nmt, run, flags, log_path, tool):
         time.sleep(0.1)
     server.kill()
     sys.exit(f"{tool}: the server was not ready after 120 s")
+
+
+def costly_body(sentences, texts=64, characters=2500, beam_size=16):
+    """A /v1/translate body of `texts` texts of about `characters` characters each (sentences
+    joined), each one sentence ("split": false), under beam search of beam_size."""
+    joined, text = [], ""
+    for sentence in itertools.cycle(sentences):
+        text += (" " if text else "") + sentence
+        if len(text) >= characters:
+            joined.append(text)
+            text = ""
+            if len(joined) == texts:
+                break
+    return json.dumps({"q": joined, "split": False, "strategy": "beam",
+                       "beam_size": beam_size}).encode()
+
+
+def send_and_leave(port, body, linger):
+    """Sends body to POST /v1/translate and closes the connection linger seconds later."""
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: probe\r\n"
+                       b"Content-Type: application/json\r\nContent-Length: "
+                       + str(len(body)).encode() + b"\r\n\r\n" + body)
+    time.sleep(linger)
+    connection.close()
