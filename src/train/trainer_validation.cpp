@@ -66,6 +66,19 @@ struct Trainer::Validation {
 
   bool has_valid() const { return result.tokens > 0; }
   bool has_diverged() const { return has_valid() && !std::isfinite(result.loss); }
+
+  // Epoch and between-epoch records (EpochRecord, ValidRecord) carry the same validation fields.
+  template <typename Record>
+  void copy_into(Record& record) const {
+    record.is_best = is_best;
+    record.validation_seconds = seconds;
+    record.valid_loss = result.loss;
+    record.valid_ppl = std::exp(result.nll);
+    if (result.translation) {
+      record.valid_bleu = result.translation->bleu;
+      record.valid_chrf = result.translation->chrf;
+    }
+  }
 };
 
 Trainer::Validation Trainer::validate_and_keep_best() {
@@ -118,11 +131,7 @@ std::optional<TrainStop> Trainer::finish_epoch(TrainingSession& session, double 
   if (is_writer()) {
     stop = save_epoch(*session.metrics, train_loss);
   } else {
-    ++progress_.epoch;
-    progress_.batch = 0;
-    progress_.epoch_loss_sum = 0.0;
-    progress_.epoch_loss_tokens = 0;
-    restore_epoch_loss();
+    begin_next_epoch();
   }
   return share_verdict(std::move(stop));
 }
@@ -131,11 +140,7 @@ std::optional<TrainStop> Trainer::save_epoch(MetricsLog& metrics, double train_l
   if (!std::isfinite(train_loss)) {
     return diverged("the loss is no longer finite (train " + std::to_string(train_loss) + ")");
   }
-  ++progress_.epoch;
-  progress_.batch = 0;
-  progress_.epoch_loss_sum = 0.0;
-  progress_.epoch_loss_tokens = 0;
-  restore_epoch_loss();
+  begin_next_epoch();
   std::optional<Validation> validation;
   if (setup_.options.valid_every == 0) {
     validation = validate_and_keep_best();
@@ -161,14 +166,7 @@ std::optional<TrainStop> Trainer::save_epoch(MetricsLog& metrics, double train_l
   record.target_tokens = progress_.target_tokens;
   if (validation && validation->has_valid()) {
     const ValidationResult& valid = validation->result;
-    record.is_best = validation->is_best;
-    record.validation_seconds = validation->seconds;
-    record.valid_loss = valid.loss;
-    record.valid_ppl = std::exp(valid.nll);
-    if (valid.translation) {
-      record.valid_bleu = valid.translation->bleu;
-      record.valid_chrf = valid.translation->chrf;
-    }
+    validation->copy_into(record);
     spdlog::info("epoch {}/{}: train loss {:.4f}, {}{}, {} steps, {}", progress_.epoch,
                  setup_.options.epochs, train_loss, describe_validation(valid),
                  validation->is_best ? ", best so far" : "", progress_.step,
@@ -196,14 +194,7 @@ std::optional<TrainStop> Trainer::validate_between_epochs(TrainingSession& sessi
         record.epoch = progress_.epoch + 1;
         record.step = progress_.step;
         record.train_seconds = progress_.train_seconds;
-        record.is_best = validation.is_best;
-        record.validation_seconds = validation.seconds;
-        record.valid_loss = valid.loss;
-        record.valid_ppl = std::exp(valid.nll);
-        if (valid.translation) {
-          record.valid_bleu = valid.translation->bleu;
-          record.valid_chrf = valid.translation->chrf;
-        }
+        validation.copy_into(record);
         session.metrics->write(record);
         spdlog::info("step {} (epoch {}): {}{}", progress_.step, progress_.epoch + 1,
                      describe_validation(valid), validation.is_best ? ", best so far" : "");
@@ -212,6 +203,14 @@ std::optional<TrainStop> Trainer::validate_between_epochs(TrainingSession& sessi
     }
   }
   return share_verdict(std::move(stop));
+}
+
+void Trainer::begin_next_epoch() {
+  ++progress_.epoch;
+  progress_.batch = 0;
+  progress_.epoch_loss_sum = 0.0;
+  progress_.epoch_loss_tokens = 0;
+  restore_epoch_loss();
 }
 
 void Trainer::write_average(MetricsLog& metrics, bool with_current) {

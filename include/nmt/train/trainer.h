@@ -134,6 +134,8 @@ class Trainer {
   // a stop when the loss diverged or early stopping triggers.
   std::optional<TrainStop> finish_epoch(TrainingSession& session, double train_loss);
   std::optional<TrainStop> save_epoch(MetricsLog& metrics, double train_loss);
+  // The epoch ended: the next one starts at its first batch with its loss sums at zero.
+  void begin_next_epoch();
   // A validation every valid_every steps, on every rank (rank 0 validates, the others wait).
   std::optional<TrainStop> validate_between_epochs(TrainingSession& session);
   struct Validation;
