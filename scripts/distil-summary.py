@@ -11,15 +11,24 @@ import os
 import statistics
 import sys
 
-ARMS = ["teacher-24", "teacher-25", "ensemble", "student", "student-6-1", "baseline"]
-WHAT = {
-    "teacher-24": "teacher, seed 24 (one core)",
-    "teacher-25": "teacher, seed 25 (one core)",
-    "ensemble": "ensemble of the two teachers",
-    "student": "student, the teachers' shape (both cores)",
-    "student-6-1": "student, 6 encoder + 1 decoder layers (both cores)",
-    "baseline": "fair baseline: the teachers' config on the references (both cores)",
+FIXED = {
+    "ensemble": "ensemble of the teachers",
+    "student": "student, the teachers' shape",
+    "student-6-1": "student, 6 encoder + 1 decoder layers",
+    "baseline": "fair baseline: the teachers' config on the references",
 }
+
+
+def arms_of(record):
+    """The teachers (teacher-SEED, by seed), then the ensemble, the students and the baseline."""
+    seeds = sorted(int(os.path.basename(p)[len("eval-teacher-"):-len(".json")])
+                   for p in glob.glob(os.path.join(record, "eval-teacher-*.json"))
+                   if not p.endswith("-short.json"))
+    return [f"teacher-{seed}" for seed in seeds] + list(FIXED)
+
+
+def what(arm):
+    return FIXED.get(arm) or f"teacher, seed {arm[len('teacher-'):]}"
 
 
 def load(path):
@@ -70,12 +79,12 @@ def fmt(value, digits=2):
 def scores_table(record):
     ranges = None
     rows = []
-    for arm in ARMS:
+    for arm in arms_of(record):
         full = load(os.path.join(record, f"eval-{arm}.json"))
         short = load(os.path.join(record, f"eval-{arm}-short.json"))
         ranges = [r["words"] for r in full["by_source_length"]]
         by_length = [fmt(r["bleu"]) for r in full["by_source_length"]]
-        rows.append([WHAT[arm], fmt(short["bleu"]["score"]), fmt(short["chrf"]["score"]),
+        rows.append([what(arm), fmt(short["bleu"]["score"]), fmt(short["chrf"]["score"]),
                      fmt(full["bleu"]["score"]), fmt(full["chrf"]["score"])] + by_length)
     counts = [str(r["sentences"]) for r in full["by_source_length"]]
     head = ["model", "BLEU ≤15 words", "chrF ≤15 words", "BLEU all", "chrF all"] + \
@@ -110,35 +119,39 @@ def main():
         out += ["```", f.read().strip(), "```", ""]
     out += ["## Training", "", "| model | updates | epochs | training minutes | checkpoint |",
             "|---|---:|---:|---:|---|"]
-    for arm in ARMS:
+    for arm in arms_of(record):
         trained = training(record, arm)
         size = size_mib(record, arm)
         if trained:
-            out.append(f"| {WHAT[arm]} | {trained[0]} | {trained[1]} | {trained[2]:.1f} | "
+            out.append(f"| {what(arm)} | {trained[0]} | {trained[1]} | {trained[2]:.1f} | "
                        + (f"{size[0]} {size[1]:.1f} MiB" if size else "–") + " |")
     distil = load(os.path.join(record, "distil.json"))
-    out += ["", "Distilled corpus (distil.json): " + json.dumps(distil.get("counts", distil.get("corpus", {}))),
+    out += ["", "Distilled corpus (distil.json): " + json.dumps(distil.get("corpus", {})),
             "", "## Scores (beam 5, int8; the test set keeps long sentences)", "",
             f"Test set: {read(record, 'test-set-lines.txt')} pairs cut with long sentences kept; "
             f"its part with at most 15 words a side: {read(record, 'short-lines.txt')} pairs.", "",
             scores_table(record), ""]
     bench, whole = speed(record)
     out += ["## Speed (int8, beam 5, both cores, rounds alternating)", "",
-            "| model | decode alone, sentences/s per round | median | whole process, seconds per round | median |",
+            "| model | decode alone, sentences/s per round | median "
+            "| whole process, seconds per round | median |",
             "|---|---|---:|---|---:|"]
-    for arm in ["teacher-24", "ensemble", "student-6-1"]:
+    first_teacher = arms_of(record)[0]
+    for arm in [first_teacher, "ensemble", "student-6-1"]:
         b, w = bench.get(arm, []), whole.get(arm, [])
-        out.append(f"| {WHAT[arm]} | {', '.join(f'{x:.1f}' for x in b) or '–'} | "
-                   f"{fmt(statistics.median(b), 1) if b else '–'} | {', '.join(f'{x:.2f}' for x in w) or '–'} | "
+        out.append(f"| {what(arm)} | {', '.join(f'{x:.1f}' for x in b) or '–'} | "
+                   f"{fmt(statistics.median(b), 1) if b else '–'} | "
+                   f"{', '.join(f'{x:.2f}' for x in w) or '–'} | "
                    f"{fmt(statistics.median(w)) if w else '–'} |")
     out += ["", "## Issue 68's targets", ""]
-    for part, name in (("short", "≤15 words (the recipe's filter)"), ("all", "all, long sentences kept")):
+    parts = (("short", "≤15 words (the recipe's filter)"), ("all", "all, long sentences kept"))
+    for part, name in parts:
         gain = score(record, "student", part) - score(record, "baseline", part)
         gap = score(record, "student-6-1", part) - score(record, "ensemble", part)
         out.append(f"- test set {name}: student − baseline = {gain:+.2f} BLEU (target ≥ +1.0); "
                    f"6+1 student − ensemble = {gap:+.2f} BLEU (target ≥ −1.0)")
-    if bench.get("teacher-24") and bench.get("student-6-1"):
-        ratios = [s / t for s, t in zip(bench["student-6-1"], bench["teacher-24"])]
+    if bench.get(first_teacher) and bench.get("student-6-1"):
+        ratios = [s / t for s, t in zip(bench["student-6-1"], bench[first_teacher])]
         out.append("- 6+1 student / teacher, decode alone, per round: "
                    + ", ".join(f"{r:.2f}x" for r in ratios)
                    + f"; median {statistics.median(ratios):.2f}x (target ≥ 1.8x)")

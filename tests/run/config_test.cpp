@@ -438,7 +438,8 @@ TEST(ConfigTest, DistributedKeysLiveInTheirOwnObjectUnderTrain) {
 
 TEST(ConfigTest, BundledConfigsAreValid) {
   for (const char* name :
-       {"quickstart.json", "seed.json", "tatoeba-en-es.json", "notebook-baseline.json"}) {
+       {"quickstart.json", "seed.json", "tatoeba-en-es.json", "tatoeba-en-es-student.json",
+        "notebook-baseline.json"}) {
     const std::string path = testing::source_dir() + "/configs/" + name;
     EXPECT_NO_THROW(load_config(path)) << path;
   }
