@@ -19,8 +19,8 @@
 # --steps 40 --warmup 5 --threads 2; translation's: none, so name the run with
 # --model). Writes OUT_DIR: command.txt, machine.txt (date, commit, CPU model and ISA flags, each
 # setting's `nmt --version`, load before), each run's JSON (<setting number>-<round>.json) and
-# results.md (throughput, and for training the GEMM peak each run measured). Figures mean
-# something only on an otherwise idle machine.
+# results.md (throughput; for training the GEMM peak and the peak resident memory each run
+# measured). Figures mean something only on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage='usage: scripts/bench-envs.sh OUT_DIR "name=VAR=value ..." ...'
@@ -90,6 +90,12 @@ if "gemm_peak_gflops" in runs[0][0]:
     print()
     for name, setting in zip(names, runs):
         print(f"- {name}: " + ", ".join(f"{run['gemm_peak_gflops']:.1f}" for run in setting))
+if "peak_rss_mib" in runs[0][0]:
+    print()
+    print("Peak resident memory (MiB) each run measured:")
+    print()
+    for name, setting in zip(names, runs):
+        print(f"- {name}: " + ", ".join(f"{run['peak_rss_mib']:,.0f}" for run in setting))
 PY
 cat "$out/results.md"
 echo "bench-envs: record in $out" >&2
