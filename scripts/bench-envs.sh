@@ -84,18 +84,12 @@ print("|---|" + "---:|" * (rounds + 2))
 for name, setting, median in zip(names, runs, medians):
     rounds_text = " | ".join(f"{run[metric]:,.1f}" for run in setting)
     print(f"| {name} | {rounds_text} | {median:,.1f} | {median / medians[0]:.3f} |")
-if "gemm_peak_gflops" in runs[0][0]:
-    print()
-    print("GEMM peak (GFLOP/s) each run measured:")
-    print()
-    for name, setting in zip(names, runs):
-        print(f"- {name}: " + ", ".join(f"{run['gemm_peak_gflops']:.1f}" for run in setting))
-if "peak_rss_mib" in runs[0][0]:
-    print()
-    print("Peak resident memory (MiB) each run measured:")
-    print()
-    for name, setting in zip(names, runs):
-        print(f"- {name}: " + ", ".join(f"{run['peak_rss_mib']:,.0f}" for run in setting))
+for key, title, form in (("gemm_peak_gflops", "GEMM peak (GFLOP/s)", "{:.1f}"),
+                         ("peak_rss_mib", "Peak resident memory (MiB)", "{:,.0f}")):
+    if key in runs[0][0]:
+        print(f"\n{title} each run measured:\n")
+        for name, setting in zip(names, runs):
+            print(f"- {name}: " + ", ".join(form.format(run[key]) for run in setting))
 PY
 cat "$out/results.md"
 echo "bench-envs: record in $out" >&2
