@@ -37,9 +37,10 @@ expected = {("oversized body", "status"): 413, ("long texts", "status"): 200,
 for (case, key), status in expected.items():
     if cases[case][key] != status:
         problems.append(f"{case}: {key} {cases[case][key]}, expected {status}")
-for case, c in cases.items():
-    if c["ordinary_meanwhile"]["answered"] == 0:
-        problems.append(f"{case}: no ordinary request answered meanwhile")
+# The floods last --case-seconds; the other cases can end before one ordinary request does.
+for flood in ("chunk extension flood", "trailer flood"):
+    if cases[flood]["ordinary_meanwhile"]["answered"] == 0:
+        problems.append(f"{flood}: no ordinary request answered meanwhile")
 if problems:
     sys.exit("FAIL:\n" + "\n".join(problems))
 PY
