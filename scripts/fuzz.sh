@@ -5,7 +5,7 @@
 #
 # Builds the targets of tests/fuzz with clang into build-fuzz/ (NMT_FUZZ=ON), then runs each
 # TARGET (default: all; aligned, checkpoint, checkpoint_entries, clean, config, eval,
-# pytorch_checkpoint, real_text, safetensors, serve_api, tsv, vocab) for SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/,
+# placeholders, pytorch_checkpoint, real_text, safetensors, serve_api, tsv, vocab) for SECONDS (default 10) on a scratch copy of its seeds tests/fuzz/corpus/<target>/,
 # so the seeds stay as they are, with the dictionary tests/fuzz/<target>.dict where there is one.
 # Prints one table row per target: executions, executions per second (over the
 # whole run, start-up included), coverage (libFuzzer's cov: covered edges, ft: features), the
