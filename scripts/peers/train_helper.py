@@ -105,7 +105,7 @@ def lengths(pieces_dir):
 
 
 def batches_nmt(src, tgt, max_tokens, seed=23):
-    """src/data/batcher.cpp: sort by (target, source) length, cut when rows x longest (target+1)
+    """src/data/batch_plan.cpp: sort by (target, source) length, cut when rows x longest (target+1)
     would exceed max_tokens. Returns real target tokens (target+1: y and <EOS>) per batch."""
     order = list(range(len(tgt)))
     random.Random(seed).shuffle(order)

@@ -1,7 +1,5 @@
 // nmt attention: translate one sentence and show where the model looked, as an HTML page of heat
 // maps (every layer and head of encoder self-, decoder self- and cross-attention) or a text map.
-#include "nmt/run/attention.h"
-
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -12,6 +10,7 @@
 #include "cli/config_flags.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
+#include "nmt/run/attention_picture.h"
 
 namespace nmt::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "export/huggingface_weights.h"
 #include "nmt/format.h"
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
 
 namespace nmt::exporter::detail {
 namespace {

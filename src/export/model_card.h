@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
 #include "nmt/run/open_run.h"
 
 namespace nmt::exporter::detail {

@@ -7,7 +7,6 @@
 #include <sstream>
 #include <variant>
 
-#include "nmt/run/config.h"
 #include "nmt/error.h"
 #include "nmt/import/marian_directory.h"
 #include "nmt/import/marian_vocabulary.h"
@@ -15,6 +14,7 @@
 #include "nmt/import/safetensors.h"
 #include "nmt/io.h"
 #include "nmt/model/transformer.h"
+#include "nmt/run/config.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run_dir.h"
 #include "nmt/text/marian_tokenizer.h"
@@ -273,7 +273,7 @@ MarianImportReport import_marian(const MarianImportRequest& request) {
       tokenizer(directory.target_spm_path, target, text::MarianTokenizer::Side::kTarget,
                 directory.target_vocab.path)};
   text::save_tokenizers(config.text, tokenizers, run.path());
-  train::save_checkpoint(run.checkpoint(), model, nullptr, train::TrainingProgress{},
+  train::save_checkpoint(run.checkpoint(), model, nullptr, train::TrainingState{},
                          config_to_json(config).dump());
   if (fs::exists(out)) fs::remove(out);  // the empty directory check_out allowed
   staging.publish(out);

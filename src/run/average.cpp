@@ -5,9 +5,9 @@
 #include <regex>
 #include <utility>
 
-#include "nmt/run/config.h"
 #include "nmt/error.h"
 #include "nmt/model/transformer.h"
+#include "nmt/run/config.h"
 #include "nmt/run/open_run.h"
 #include "nmt/text/tokenizer.h"
 #include "nmt/train/checkpoint.h"
@@ -107,7 +107,7 @@ AverageReport average_checkpoints(const AverageRequest& request) {
   const c10::Device cpu(c10::kCPU);
   // The newest input's progress and configuration go into the file, as for the trainer's
   // averaged.pt; its weights are then replaced by the mean.
-  const train::TrainingProgress progress =
+  const train::TrainingState progress =
       train::load_checkpoint(report.inputs.back(), model, nullptr, cpu, /*restore_rng=*/false);
   train::load_averaged_weights(report.inputs, model, cpu);
   train::save_checkpoint(report.out, model, nullptr, progress,

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "nmt/data/augment.h"
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 #include "nmt/data/corpus.h"
 #include "nmt/data/read_ahead.h"
 #include "nmt/device.h"

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 #include "nmt/data/dataset.h"
 #include "nmt/decode/translator.h"
 #include "nmt/error.h"

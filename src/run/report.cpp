@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "nmt/run/config.h"
 #include "nmt/io.h"
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
+#include "nmt/run/config.h"
 #include "nmt/viz/report_page.h"
 
 namespace nmt::run {

@@ -17,7 +17,7 @@
 #include "nmt/decode/translator.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
-#include "nmt/run/attention.h"
+#include "nmt/run/attention_picture.h"
 #include "nmt/run/stop_signal.h"
 #include "nmt/serve/server.h"
 #include "nmt/text/clean.h"

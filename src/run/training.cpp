@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/format.h"

@@ -112,7 +112,7 @@ void read_weights(torch::serialize::InputArchive& archive,
 void save_checkpoint(const std::string& path,
                      model::Transformer& model,
                      const Adam* optimizer,
-                     const TrainingProgress& progress,
+                     const TrainingState& progress,
                      const std::string& config_json) {
   torch::serialize::OutputArchive archive;
   archive.write("format", scalar(kFormatVersion));
@@ -166,11 +166,11 @@ std::string checkpoint_config(const std::string& path) {
   return config.toStringRef();
 }
 
-TrainingProgress load_checkpoint(const std::string& path,
-                                 model::Transformer& model,
-                                 Adam* optimizer,
-                                 const c10::Device& device,
-                                 bool restore_rng) {
+TrainingState load_checkpoint(const std::string& path,
+                              model::Transformer& model,
+                              Adam* optimizer,
+                              const c10::Device& device,
+                              bool restore_rng) {
   torch::serialize::InputArchive archive = open_archive(path, device);
   const auto format = read_number<int64_t>(archive, path, "format");
   if (format != kFormatVersion) {
@@ -179,7 +179,7 @@ TrainingProgress load_checkpoint(const std::string& path,
   }
   read_weights(archive, path, model);
 
-  TrainingProgress progress;
+  TrainingState progress;
   progress.epoch = read_number<int64_t>(archive, path, "progress/epoch");
   progress.batch = read_number<int64_t>(archive, path, "progress/batch");
   progress.step = read_number<int64_t>(archive, path, "progress/step");

@@ -64,7 +64,7 @@ struct Compared {
 }  // namespace
 
 void check_ranks_start_alike(Communicator& communicator, Trainer& trainer) {
-  const TrainingProgress& progress = trainer.progress();
+  const TrainingState& progress = trainer.progress();
   const std::vector<Compared> compared = {
       {"epoch", progress.epoch + 1, false},
       {"batch of the epoch", progress.batch, false},

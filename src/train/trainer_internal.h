@@ -7,9 +7,9 @@
 
 #include "nmt/stopwatch.h"
 #include "nmt/train/options.h"
-#include "nmt/train/progress.h"
+#include "nmt/train/progress_display.h"
 #include "nmt/train/trainer.h"
-#include "training_progress.h"
+#include "update_events.h"
 
 namespace nmt::train {
 

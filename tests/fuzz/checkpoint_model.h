@@ -28,7 +28,7 @@ struct CheckpointModel {
   void save(const std::string& path) {
     for (auto& parameter : parameters) parameter.mutable_grad() = torch::ones_like(parameter);
     adam.step(1e-3);
-    train::TrainingProgress progress;
+    train::TrainingState progress;
     progress.epoch = 1;
     progress.batch = 2;
     progress.step = 3;

@@ -16,10 +16,10 @@
 
 #include "nmt/cpu_features.h"
 #include "nmt/data/augment.h"
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 #include "nmt/error.h"
 #include "nmt/io.h"
-#include "nmt/run/attention.h"
+#include "nmt/run/attention_picture.h"
 #include "nmt/run/average.h"
 #include "nmt/run/bench.h"
 #include "nmt/run/data_phase.h"

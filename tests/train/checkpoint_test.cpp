@@ -27,7 +27,7 @@ TEST(CheckpointTest, RoundTripIsBitIdentical) {
   Adam adam(parameters, AdamOptions{});
   for (auto& p : parameters) p.mutable_grad() = torch::ones_like(p);
   adam.step(1e-3);
-  TrainingProgress progress;
+  TrainingState progress;
   progress.epoch = 3;
   progress.batch = 7;
   progress.step = 42;
@@ -37,7 +37,7 @@ TEST(CheckpointTest, RoundTripIsBitIdentical) {
 
   std::vector<at::Tensor> loaded_parameters = loaded->parameters();
   Adam loaded_adam(loaded_parameters, AdamOptions{});
-  const TrainingProgress restored =
+  const TrainingState restored =
       load_checkpoint(dir.file("c.pt"), loaded, &loaded_adam, torch::kCPU, false);
   EXPECT_TRUE(same_parameters(saved, loaded));
   EXPECT_EQ(restored.epoch, 3);
@@ -65,7 +65,7 @@ TEST(CheckpointTest, RestoresTheRandomGeneratorState) {
 TEST(CheckpointTest, AFailedSaveLeavesThePreviousCheckpointIntact) {
   testing::ScratchDir dir;
   auto model = testing::tiny_model();
-  TrainingProgress progress;
+  TrainingState progress;
   progress.step = 1;
   save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
   const std::string before = testing::read_file(dir.file("c.pt"));
@@ -79,7 +79,7 @@ TEST(CheckpointTest, AFailedSaveLeavesThePreviousCheckpointIntact) {
 TEST(CheckpointTest, ADiskFullIsOneErrorAndKeepsThePreviousCheckpoint) {
   testing::ScratchDir dir;
   auto model = testing::tiny_model();
-  TrainingProgress progress;
+  TrainingState progress;
   save_checkpoint(dir.file("c.pt"), model, nullptr, progress, "{}");
   const std::string before = testing::read_file(dir.file("c.pt"));
   if (!testing::link_to_full_device(dir.file("c.pt.tmp"))) GTEST_SKIP() << "no /dev/full";
@@ -184,7 +184,7 @@ void replace_entry(const std::string& path,
 TEST(CheckpointTest, CheckpointsFromBeforeBestMetricStillLoad) {
   testing::ScratchDir dir;
   auto model = testing::tiny_model();
-  TrainingProgress progress;
+  TrainingState progress;
   progress.best_score = 3.5;
   progress.best_step = 40;
   progress.validations_without_improvement = 2;
@@ -194,7 +194,7 @@ TEST(CheckpointTest, CheckpointsFromBeforeBestMetricStillLoad) {
       {{"progress/best_score", "progress/best_valid_loss"},
        {"progress/validations_without_improvement", "progress/epochs_without_improvement"},
        {"progress/best_step", ""}});
-  const TrainingProgress restored =
+  const TrainingState restored =
       load_checkpoint(dir.file("c.pt"), model, nullptr, torch::kCPU, /*restore_rng=*/false);
   EXPECT_DOUBLE_EQ(restored.best_score, 3.5);
   EXPECT_EQ(restored.validations_without_improvement, 2);

@@ -416,7 +416,7 @@ TEST(TrainerTest, ValidatesEveryNStepsAndKeepsBestPtByBleu) {
   EXPECT_EQ(end[0]["best_score"], 30.0);
   EXPECT_EQ(end[0]["best_step"], 6);
   EXPECT_FALSE(end[0].contains("best_valid_loss"));
-  const TrainingProgress best_pt =
+  const TrainingState best_pt =
       load_checkpoint(dir.file("best.pt"), run.model, nullptr, torch::kCPU, /*restore_rng=*/false);
   EXPECT_EQ(best_pt.step, 6) << "best.pt holds the weights of step 6";
   EXPECT_EQ(result.progress.best_step, 6);
@@ -455,7 +455,7 @@ TEST(TrainerTest, ATimeBudgetStopsTrainingThenValidatesAndAveragesAsAtTheEnd) {
   TrainingRun run = make_run(dir.path(), options);
   const TrainResult result = run.trainer->run(never);
   ASSERT_EQ(result.reason, StopReason::kTimeLimit) << result.message;
-  const TrainingProgress& stopped = result.progress;
+  const TrainingState& stopped = result.progress;
   EXPECT_GE(stopped.train_seconds, 1.5);
   EXPECT_LT(stopped.train_seconds, 2.5) << "one update of the copy task takes milliseconds";
   ASSERT_GE(stopped.epoch, 3) << "hundreds of updates of 8-batch epochs fit in 1.5 s";
@@ -463,7 +463,7 @@ TEST(TrainerTest, ATimeBudgetStopsTrainingThenValidatesAndAveragesAsAtTheEnd) {
                                 std::to_string(stopped.epoch + 1) + ", batch " +
                                 std::to_string(stopped.batch) + ", step " +
                                 std::to_string(stopped.step) + "; checkpoint saved");
-  const TrainingProgress saved =
+  const TrainingState saved =
       load_checkpoint(dir.file("checkpoint.pt"), run.model, nullptr, torch::kCPU, false);
   EXPECT_EQ(saved.step, stopped.step);
   EXPECT_EQ(saved.batch, stopped.batch);

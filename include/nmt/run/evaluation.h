@@ -21,7 +21,7 @@
 #include "nmt/data/corpus.h"
 #include "nmt/eval/length_buckets.h"
 #include "nmt/eval/scores.h"
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
 #include "nmt/run/open_run.h"
 #include "nmt/train/validation.h"
 

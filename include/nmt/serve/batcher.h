@@ -40,8 +40,8 @@
 
 #include "nmt/decode/options.h"
 #include "nmt/error.h"
-#include "nmt/serve/metrics.h"
 #include "nmt/serve/options.h"
+#include "nmt/serve/prometheus_metrics.h"
 #include "nmt/viz/attention_page.h"
 
 namespace nmt::serve {

@@ -7,7 +7,7 @@
 //   GET  /               the page (viz/translate_page.h)     POST /translate     LibreTranslate's
 //   GET  /languages      LibreTranslate's                    POST /v1/translate  nmt's own
 //   GET  /health         {"status": "ok" | "loading" | "stopping", "model": ..., "queue": ...}
-//   GET  /metrics        Prometheus text (metrics.h)
+//   GET  /metrics        Prometheus text (prometheus_metrics.h)
 //
 // Every request gets an answer: errors are {"error": message} with 400 (bad input, naming the
 // limit; bad framing), 401/403 (API key), 404, 408 (serve.read_timeout_ms), 413 (body over

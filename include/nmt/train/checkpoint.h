@@ -17,7 +17,7 @@
 namespace nmt::train {
 
 // Where training stands; everything needed besides the model and optimiser to resume exactly.
-struct TrainingProgress {
+struct TrainingState {
   int64_t epoch = 0;          // current epoch, 0-based
   int64_t batch = 0;          // next batch of that epoch's plan
   int64_t step = 0;           // optimiser updates so far
@@ -38,7 +38,7 @@ struct TrainingProgress {
 void save_checkpoint(const std::string& path,
                      model::Transformer& model,
                      const Adam* optimizer,
-                     const TrainingProgress& progress,
+                     const TrainingState& progress,
                      const std::string& config_json);
 
 // The configuration stored in a checkpoint (JSON text).
@@ -46,11 +46,11 @@ std::string checkpoint_config(const std::string& path);
 
 // Loads weights into model (moved to device first by the caller). When optimizer is given, also
 // its state; when restore_rng, the default generators of `device`. Returns the progress.
-TrainingProgress load_checkpoint(const std::string& path,
-                                 model::Transformer& model,
-                                 Adam* optimizer,
-                                 const c10::Device& device,
-                                 bool restore_rng);
+TrainingState load_checkpoint(const std::string& path,
+                              model::Transformer& model,
+                              Adam* optimizer,
+                              const c10::Device& device,
+                              bool restore_rng);
 
 // Mean of the weights of several checkpoints, loaded into model (Vaswani et al. 2017, 6.1).
 void load_averaged_weights(const std::vector<std::string>& paths,

@@ -56,7 +56,7 @@ struct TrainOptions {
   int64_t max_steps = 0;     // stop after this many updates (checkpoint saved); 0 disables
   // Training time budget in seconds (train.max_time, written "40m", "2h", "1h30m"): training stops
   // at the first update that would begin after this much training time, counted across resumes
-  // (TrainingProgress::train_seconds: the updates' own time, not validation or checkpoint writes),
+  // (TrainingState::train_seconds: the updates' own time, not validation or checkpoint writes),
   // then validates, averages and reports as at a normal end. 0 disables.
   double max_time_seconds = 0.0;
   double lr = 5e-4;  // Adam learning rate (peak, with a schedule)

@@ -7,7 +7,7 @@
 // good checkpoint is kept).
 //
 // Logs through spdlog (a progress line on a terminal, plain records otherwise) and appends every
-// record to RUN/metrics.jsonl (nmt/metrics.h). On CUDA the forward pass can run under bf16
+// record to RUN/metrics.jsonl (nmt/metrics_jsonl.h). On CUDA the forward pass can run under bf16
 // autocast. Throws CheckpointError when a checkpoint cannot be written or read.
 #pragma once
 
@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "nmt/data/batcher.h"
-#include "nmt/metrics.h"
+#include "nmt/data/batch_plan.h"
+#include "nmt/metrics_jsonl.h"
 #include "nmt/model/transformer.h"
 #include "nmt/run_dir.h"
 #include "nmt/train/checkpoint.h"
@@ -67,15 +67,15 @@ struct TrainStop {
 
 struct TrainResult {
   StopReason reason = StopReason::kFinished;
-  TrainingProgress progress;
+  TrainingState progress;
   std::string message;  // one sentence for the user
 };
 
 struct TrainingSession;  // what one run() carries between epochs (src/train/trainer_internal.h)
 struct EpochOutcome;     // an epoch's mean loss, or why it stopped (src/train/trainer_internal.h)
 struct UpdateEvents;     // what falls on an update: log, validate, save
-                         // (src/train/training_progress.h)
-struct UpdateRecord;     // an update as progress reports it (src/train/training_progress.h)
+                         // (src/train/update_events.h)
+struct UpdateRecord;     // an update as progress reports it (src/train/update_events.h)
 
 class Trainer {
  public:
@@ -101,7 +101,7 @@ class Trainer {
   data::BatchPlan epoch_plan(int64_t epoch) const;
 
   const data::EncodedCorpus& train_pairs() const { return train_; }
-  const TrainingProgress& progress() const { return progress_; }
+  const TrainingState& progress() const { return progress_; }
   model::Transformer& model() { return model_; }
 
  private:
@@ -162,7 +162,7 @@ class Trainer {
   data::EncodedCorpus train_;
   data::EncodedCorpus valid_;
   UpdateStep update_step_;
-  TrainingProgress progress_;
+  TrainingState progress_;
   LossSum epoch_loss_;  // the current epoch's loss and target tokens so far, on the device
 };
 

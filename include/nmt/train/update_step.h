@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 #include "nmt/model/transformer.h"
 #include "nmt/train/adam.h"
 #include "nmt/train/communicator.h"

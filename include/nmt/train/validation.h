@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 #include "nmt/model/transformer.h"
 #include "nmt/train/options.h"
 

@@ -1,6 +1,6 @@
-// The training report: curves from a run's metrics records (nmt/metrics.h: written by the trainer
-// and `nmt eval`) and a self-contained HTML page that shows them (inline CSS and SVG, no script,
-// nothing loaded from the network or from disk).
+// The training report: curves from a run's metrics records (nmt/metrics_jsonl.h: written by the
+// trainer and `nmt eval`) and a self-contained HTML page that shows them (inline CSS and SVG, no
+// script, nothing loaded from the network or from disk).
 //
 // Torch-free; never throws on any record; never logs.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
 
 namespace nmt::viz {
 
@@ -20,7 +20,7 @@ enum class CurveKind { kTrainLoss, kValidLoss, kEvalBleu, kValidBleu, kValidChrf
 // length.
 struct Curve {
   CurveKind kind;
-  std::string name;  // its legend
+  std::string name;             // its legend
   std::vector<double> steps;    // training step of the point
   std::vector<double> seconds;  // training time of the point (train_seconds)
   std::vector<double> values;

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <optional>
 
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/options.h"
-#include "nmt/train/progress.h"
+#include "nmt/train/progress_display.h"
 
 namespace nmt::train {
 
@@ -69,13 +69,13 @@ class ProgressTracker {
     ProgressLine line;
     std::optional<ProgressLine> window;
   };
-  Report after_update(const TrainingProgress& progress,
+  Report after_update(const TrainingState& progress,
                       const UpdateRecord& update,
                       const UpdateEvents& events);
 
  private:
   // Seconds left: the updates left at this session's mean update time, within the time budget.
-  double seconds_left(const TrainingProgress& progress) const;
+  double seconds_left(const TrainingState& progress) const;
 
   TrainOptions options_;
   c10::Device device_;
@@ -88,6 +88,6 @@ class ProgressTracker {
 };
 
 // The metrics record of a window's report at `progress`.
-TrainRecord train_record(const ProgressLine& window, const TrainingProgress& progress);
+TrainRecord train_record(const ProgressLine& window, const TrainingState& progress);
 
 }  // namespace nmt::train

@@ -1,8 +1,7 @@
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -189,9 +188,9 @@ EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
 
 BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& options, int64_t epoch) {
   if (pairs.size() > std::numeric_limits<uint32_t>::max() - 1) {
-    throw DataError(pairs.origin(), fmt::format("{} pairs; training takes at most {} a run",
-                                                pairs.size(),
-                                                std::numeric_limits<uint32_t>::max() - 1));
+    throw DataError(pairs.origin(),
+                    fmt::format("{} pairs; training takes at most {} a run", pairs.size(),
+                                std::numeric_limits<uint32_t>::max() - 1));
   }
   SplitMix64 random(epoch_seed(options.seed, epoch));
   BatchPlan plan;

@@ -1,4 +1,4 @@
-#include "training_progress.h"
+#include "update_events.h"
 
 #include <algorithm>
 #include <fstream>
@@ -60,7 +60,7 @@ void ProgressTracker::start_epoch(int64_t batches, int64_t per_update) {
   last_loss_ = 0.0;
 }
 
-double ProgressTracker::seconds_left(const TrainingProgress& progress) const {
+double ProgressTracker::seconds_left(const TrainingState& progress) const {
   const auto updates_for = [&](int64_t count) { return (count + per_update_ - 1) / per_update_; };
   const int64_t remaining = updates_for(batches_ - progress.batch) +
                             (options_.epochs - progress.epoch - 1) * updates_for(batches_);
@@ -70,7 +70,7 @@ double ProgressTracker::seconds_left(const TrainingProgress& progress) const {
   return std::min(seconds, std::max(0.0, options_.max_time_seconds - progress.train_seconds));
 }
 
-ProgressTracker::Report ProgressTracker::after_update(const TrainingProgress& progress,
+ProgressTracker::Report ProgressTracker::after_update(const TrainingState& progress,
                                                       const UpdateRecord& update,
                                                       const UpdateEvents& events) {
   window_.add(update.loss, update.tokens, update.seconds);
@@ -99,7 +99,7 @@ ProgressTracker::Report ProgressTracker::after_update(const TrainingProgress& pr
   return report;
 }
 
-TrainRecord train_record(const ProgressLine& window, const TrainingProgress& progress) {
+TrainRecord train_record(const ProgressLine& window, const TrainingState& progress) {
   return TrainRecord{window.epoch,
                      window.step,
                      window.loss,

@@ -1,4 +1,4 @@
-#include "nmt/run/attention.h"
+#include "nmt/run/attention_picture.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>

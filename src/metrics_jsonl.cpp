@@ -1,4 +1,4 @@
-#include "nmt/metrics.h"
+#include "nmt/metrics_jsonl.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "train/training_progress.h"
+#include "train/update_events.h"
 
 #include <gtest/gtest.h>
 
@@ -47,8 +47,8 @@ UpdateRecord update(double loss_sum, int64_t tokens, double seconds) {
           loss_sum / static_cast<double>(tokens)};
 }
 
-TrainingProgress after(int64_t epoch, int64_t batch, int64_t step, int64_t tokens, double seconds) {
-  TrainingProgress progress;
+TrainingState after(int64_t epoch, int64_t batch, int64_t step, int64_t tokens, double seconds) {
+  TrainingState progress;
   progress.epoch = epoch;
   progress.batch = batch;
   progress.step = step;

@@ -1,4 +1,4 @@
-#include "nmt/train/progress.h"
+#include "nmt/train/progress_display.h"
 
 #include <spdlog/spdlog.h>
 

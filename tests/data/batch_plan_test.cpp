@@ -1,4 +1,4 @@
-#include "nmt/data/batcher.h"
+#include "nmt/data/batch_plan.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>

@@ -1,4 +1,4 @@
-#include "nmt/serve/metrics.h"
+#include "nmt/serve/prometheus_metrics.h"
 
 #include <algorithm>
 #include <cstdio>
