@@ -43,9 +43,15 @@ void make_current_device(const c10::Device& device) {
 int64_t set_threads(int64_t threads) {
   const int64_t count =
       threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency());
-  at::set_num_threads(static_cast<int>(count));
+  if (at::get_num_threads() != count) at::set_num_threads(static_cast<int>(count));
   return count;
 }
+
+ThreadCountScope::ThreadCountScope(int64_t threads) : previous_(at::get_num_threads()) {
+  set_threads(threads);
+}
+
+ThreadCountScope::~ThreadCountScope() { set_threads(previous_); }
 
 void keep_freed_memory() {
 #ifdef __GLIBC__

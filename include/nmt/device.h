@@ -16,9 +16,25 @@ c10::Device resolve_device(const std::string& name);
 // synchronisations go); nothing for the CPU. Each rank of a job calls it for its own GPU.
 void make_current_device(const c10::Device& device);
 
-// Sets LibTorch's intra-op (and OpenMP/BLAS) threads; 0 means one per hardware thread. Returns
-// the number set.
+// Sets this thread's LibTorch intra-op threads (its OpenMP team, OpenBLAS's too): `threads`, or
+// one per hardware thread for 0. Returns the number. The only place nmt sets a thread count
+// (scripts/check-code-rules.py keeps it so). A count the thread has already is not set again:
+// at::set_num_threads re-creates LibTorch's process-wide pthreadpool even for the count it has,
+// and the new pool's threads spin for milliseconds before they sleep; a server that set and
+// restored the count around every request lost more time to them than to decoding.
 int64_t set_threads(int64_t threads);
+
+// set_threads for a scope; the thread's previous count after it.
+class ThreadCountScope {
+ public:
+  explicit ThreadCountScope(int64_t threads);
+  ~ThreadCountScope();
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
+
+ private:
+  int64_t previous_;
+};
 
 // Keeps memory the process frees for reuse instead of handing it back to the kernel. Every training
 // or decoding step allocates and frees the same large tensors; with glibc's defaults each one over

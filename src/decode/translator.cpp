@@ -16,6 +16,7 @@
 #include "nmt/cpu_features.h"
 #include "nmt/decode/ensemble_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
+#include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/text/marian_tokenizer.h"
 #include "nmt/text/placeholders.h"
@@ -56,7 +57,6 @@ std::vector<std::vector<std::size_t>> plan_batches(const std::vector<std::size_t
   }
   return batches;
 }
-
 
 at::Tensor pad_sources(const std::vector<std::vector<int64_t>>& encoded,
                        const std::vector<std::size_t>& indices) {
@@ -99,6 +99,11 @@ Translator::~Translator() {
   for (model::Transformer& model : models_) model->set_inference_form(model::WeightForm::kFp32);
 }
 
+int64_t translator_count(const SearchOptions& options, int64_t threads) {
+  return options.translators > 0 ? options.translators
+                                 : std::max<int64_t>(1, threads / options.threads);
+}
+
 void Translator::prepare(model::WeightForm form) {
   if (prepared_form_ == form) return;
   cpu_decoders_.clear();
@@ -134,21 +139,6 @@ std::vector<BatchHypotheses> decode_in_order(std::size_t count,
   return results;
 }
 
-// LibTorch's intra-op thread count for a scope, and the previous count after it. A count the
-// thread already has is not set again (see use_thread_count).
-class ThreadCountScope {
- public:
-  explicit ThreadCountScope(int threads) : previous_(at::get_num_threads()) {
-    use_thread_count(threads);
-  }
-  ~ThreadCountScope() { use_thread_count(previous_); }
-  ThreadCountScope(const ThreadCountScope&) = delete;
-  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
-
- private:
-  int previous_;
-};
-
 // On the CPU, batches are decoded by `translators` worker threads side by side, each running its
 // operations on `threads` threads. A decoding step is many small operations; two threads sharing
 // each of them leave a core idle much of the time, two batches side by side do not
@@ -168,7 +158,7 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
   const auto work = [&](std::size_t worker) {
     c10::InferenceMode inference;  // thread-local, like the grad mode
     try {
-      use_thread_count(threads);  // this thread's OpenMP team, for OpenBLAS too
+      set_threads(threads);  // this thread's OpenMP team, for OpenBLAS too
       for (std::size_t b = next++; b < count; b = next++) results[b] = decode(batches[b]);
     } catch (...) {
       errors[worker] = std::current_exception();
@@ -186,10 +176,6 @@ std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
 }
 
 }  // namespace
-
-void use_thread_count(int64_t threads) {
-  if (at::get_num_threads() != threads) at::set_num_threads(static_cast<int>(threads));
-}
 
 namespace {
 
@@ -280,6 +266,114 @@ TranslationReport Translator::translate_cleaned(const std::vector<std::string>& 
   return report;
 }
 
+namespace {
+
+// The inputs as the model reads them: token ids (after the target-language tag, if any), each cut
+// to kMaxInputTokens; the non-empty ones' indices, longest first; the longest length.
+struct EncodedInputs {
+  std::vector<std::vector<int64_t>> ids;
+  std::vector<std::size_t> order;
+  int64_t longest = 1;
+};
+
+// Encodes every input; an empty one gets its empty translation in the report now, a cut one is
+// counted there.
+EncodedInputs encode_inputs(const text::Tokenizer& source,
+                            const std::vector<std::string>& cleaned,
+                            const std::string& tag,
+                            TranslationReport& report) {
+  EncodedInputs inputs;
+  inputs.ids.resize(cleaned.size());
+  for (std::size_t i = 0; i < cleaned.size(); ++i) {
+    std::vector<int64_t>& ids = inputs.ids[i];
+    ids = source.encode(cleaned[i].empty() ? cleaned[i] : tag + cleaned[i]);
+    if (static_cast<int64_t>(ids.size()) > kMaxInputTokens) {
+      ids.resize(kMaxInputTokens);
+      ++report.truncated_inputs;
+    }
+    if (ids.empty()) {
+      report.results[i] = {Translation{}};
+    } else {
+      inputs.order.push_back(i);
+      inputs.longest = std::max(inputs.longest, static_cast<int64_t>(ids.size()));
+    }
+  }
+  // Longest first: similar lengths share a batch, and memory peaks early if it peaks at all.
+  std::stable_sort(inputs.order.begin(), inputs.order.end(),
+                   [&inputs](std::size_t a, std::size_t b) {
+                     return inputs.ids[a].size() > inputs.ids[b].size();
+                   });
+  return inputs;
+}
+
+// The work decoding took, summed over batches decoded side by side.
+struct WorkCounts {
+  std::atomic<int64_t> source_positions{0};
+  std::atomic<int64_t> step_rows{0};
+};
+
+// One batch searched through the models (as an ensemble when there are several), asking
+// should_stop before every step when it is given.
+BatchHypotheses search_batch(std::vector<model::Transformer>& models,
+                             const std::vector<std::unique_ptr<model::CpuDecoder>>& cpu_decoders,
+                             const SearchStrategy& search,
+                             const at::Tensor& sources,
+                             const std::vector<int64_t>& lengths,
+                             const StopCheck& should_stop,
+                             WorkCounts& counts) {
+  std::vector<TransformerStepModel> members;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    members.emplace_back(models[m], cpu_decoders.empty() ? nullptr : cpu_decoders[m].get());
+  }
+  std::vector<StepModel*> member_pointers;
+  for (TransformerStepModel& member : members) member_pointers.push_back(&member);
+  EnsembleStepModel ensemble(member_pointers);
+  StepModel& members_model =
+      members.size() == 1 ? members.front() : static_cast<StepModel&>(ensemble);
+  StoppableStepModel stoppable(members_model, should_stop);
+  StepModel& step_model = should_stop ? stoppable : members_model;
+  BatchHypotheses hypotheses = search.search(step_model, sources, lengths);
+  for (const TransformerStepModel& member : members) {
+    counts.source_positions += member.source_positions();
+    counts.step_rows += member.step_rows();
+  }
+  return hypotheses;
+}
+
+// Every batch's hypotheses, rendered and decoded, in their inputs' places in the report.
+void collect_translations(const text::Tokenizer& target,
+                          const Batches& batches,
+                          const std::vector<BatchHypotheses>& hypotheses,
+                          TranslationReport& report) {
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    for (std::size_t r = 0; r < batches[b].size(); ++r) {
+      auto& out = report.results[batches[b][r]];
+      for (const Hypothesis& hypothesis : hypotheses[b][r]) {
+        out.push_back({target.render(hypothesis.ids), target.decode(hypothesis.ids), hypothesis.ids,
+                       hypothesis.score});
+      }
+      if (!hypotheses[b][r].empty()) {
+        report.output_tokens += static_cast<int64_t>(hypotheses[b][r].front().ids.size());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_lock<std::shared_mutex> Translator::hold_form(model::WeightForm form) {
+  std::shared_lock<std::shared_mutex> decoding(prepare_mutex_);
+  while (prepared_form_ != form) {
+    decoding.unlock();
+    {
+      const std::unique_lock<std::shared_mutex> preparing(prepare_mutex_);
+      prepare(form);
+    }
+    decoding.lock();
+  }
+  return decoding;
+}
+
 TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cleaned,
                                              const SearchOptions& options,
                                              const StopCheck& should_stop) {
@@ -288,92 +382,32 @@ TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cle
                               ? ""
                               : text::language_tag(*tokenizers_.source, options.target_lang) + " ";
   c10::InferenceMode inference;
-  const model::WeightForm weight_form = decoding_form(options.precision, device_);
-  std::shared_lock<std::shared_mutex> decoding(prepare_mutex_);
-  while (prepared_form_ != weight_form) {
-    decoding.unlock();
-    {
-      const std::unique_lock<std::shared_mutex> preparing(prepare_mutex_);
-      prepare(weight_form);
-    }
-    decoding.lock();
-  }
+  const std::shared_lock<std::shared_mutex> decoding =
+      hold_form(decoding_form(options.precision, device_));
   TranslationReport report;
   report.results.resize(cleaned.size());
-  std::vector<std::vector<int64_t>> encoded(cleaned.size());
-  std::vector<std::size_t> order;
-  int64_t longest = 1;
-  for (std::size_t i = 0; i < cleaned.size(); ++i) {
-    encoded[i] = tokenizers_.source->encode(cleaned[i].empty() ? cleaned[i] : tag + cleaned[i]);
-    if (static_cast<int64_t>(encoded[i].size()) > kMaxInputTokens) {
-      encoded[i].resize(kMaxInputTokens);
-      ++report.truncated_inputs;
-    }
-    if (encoded[i].empty()) {
-      report.results[i] = {Translation{}};
-    } else {
-      order.push_back(i);
-      longest = std::max(longest, static_cast<int64_t>(encoded[i].size()));
-    }
-  }
-  // Longest first: similar lengths share a batch, and memory peaks early if it peaks at all.
-  std::stable_sort(order.begin(), order.end(), [&encoded](std::size_t a, std::size_t b) {
-    return encoded[a].size() > encoded[b].size();
-  });
+  const EncodedInputs inputs = encode_inputs(*tokenizers_.source, cleaned, tag, report);
+  // This thread's count: a caller (a server's batcher) sets it for the translators to share.
   const std::size_t translators =
-      device_.is_cpu() ? static_cast<std::size_t>(
-                             options.translators > 0
-                                 ? options.translators
-                                 : std::max<int64_t>(1, at::get_num_threads() / options.threads))
+      device_.is_cpu() ? static_cast<std::size_t>(translator_count(options, at::get_num_threads()))
                        : 1;
-  const std::vector<std::vector<std::size_t>> batches =
-      plan_batches(order, encoded, options, translators);
-  for (model::Transformer& model : models_) {
-    model->reserve_positions(std::max(longest, output_limit(options.max_len, longest)) + 1,
-                             device_);
-  }
-  std::atomic<int64_t> source_positions{0};
-  std::atomic<int64_t> step_rows{0};
+  const Batches batches = plan_batches(inputs.order, inputs.ids, options, translators);
+  const int64_t positions = std::max(inputs.longest, output_limit(options.max_len, inputs.longest));
+  for (model::Transformer& model : models_) model->reserve_positions(positions + 1, device_);
+  WorkCounts counts;
   const auto decode_batch = [&](const std::vector<std::size_t>& batch) {
     std::vector<int64_t> lengths;
-    for (const std::size_t i : batch) lengths.push_back(static_cast<int64_t>(encoded[i].size()));
-    std::vector<TransformerStepModel> members;
-    for (std::size_t m = 0; m < models_.size(); ++m) {
-      members.emplace_back(models_[m], cpu_decoders_.empty() ? nullptr : cpu_decoders_[m].get());
-    }
-    std::vector<StepModel*> member_pointers;
-    for (TransformerStepModel& member : members) member_pointers.push_back(&member);
-    EnsembleStepModel ensemble(member_pointers);
-    StepModel& members_model =
-        members.size() == 1 ? members.front() : static_cast<StepModel&>(ensemble);
-    StoppableStepModel stoppable(members_model, should_stop);
-    StepModel& step_model = should_stop ? stoppable : members_model;
-    auto hypotheses = search->search(step_model, pad_sources(encoded, batch).to(device_), lengths);
-    for (const TransformerStepModel& member : members) {
-      source_positions += member.source_positions();
-      step_rows += member.step_rows();
-    }
-    return hypotheses;
+    for (const std::size_t i : batch) lengths.push_back(static_cast<int64_t>(inputs.ids[i].size()));
+    return search_batch(models_, cpu_decoders_, *search, pad_sources(inputs.ids, batch).to(device_),
+                        lengths, should_stop, counts);
   };
-  const std::vector<std::vector<std::vector<Hypothesis>>> hypotheses =
+  const std::vector<BatchHypotheses> hypotheses =
       device_.is_cpu() ? decode_in_parallel(batches.size(), decode_batch, batches, translators,
                                             static_cast<int>(options.threads))
                        : decode_in_order(batches.size(), decode_batch, batches);
-  report.source_positions = source_positions;
-  report.step_rows = step_rows;
-  for (std::size_t b = 0; b < batches.size(); ++b) {
-    for (std::size_t r = 0; r < batches[b].size(); ++r) {
-      auto& out = report.results[batches[b][r]];
-      for (const Hypothesis& hypothesis : hypotheses[b][r]) {
-        out.push_back({tokenizers_.target->render(hypothesis.ids),
-                       tokenizers_.target->decode(hypothesis.ids), hypothesis.ids,
-                       hypothesis.score});
-      }
-      if (!hypotheses[b][r].empty()) {
-        report.output_tokens += static_cast<int64_t>(hypotheses[b][r].front().ids.size());
-      }
-    }
-  }
+  report.source_positions = counts.source_positions;
+  report.step_rows = counts.step_rows;
+  collect_translations(*tokenizers_.target, batches, hypotheses, report);
   return report;
 }
 

@@ -194,9 +194,7 @@ class ProgressLog {
                  total_, 100.0 * static_cast<double>(done) / static_cast<double>(total_), rate,
                  format_duration(static_cast<double>(total_ - done) / rate));
   }
-  double seconds() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -206,19 +204,6 @@ class ProgressLog {
   std::size_t total_;
   Clock::time_point start_;
   Clock::time_point last_;
-};
-
-// Every core tokenizes (at::parallel_for) while the data phase runs, whatever number of threads
-// the process had before and has after: LibTorch's own default here is one.
-class AllCores {
- public:
-  AllCores() : before_(at::get_num_threads()) { set_threads(0); }
-  ~AllCores() { at::set_num_threads(before_); }
-  AllCores(const AllCores&) = delete;
-  AllCores& operator=(const AllCores&) = delete;
-
- private:
-  int before_;
 };
 
 // Files the data phase writes into the run directory and removes when it ends, however it ends.
@@ -277,12 +262,13 @@ data::AugmentReport augment_training_text(const data::CorpusOptions& options,
     if (const auto partner = data::concat_partner(i, originals, options)) partners[*partner];
   }
   if (!partners.empty()) {
-    for_each_chunk(text, [&partners](const std::vector<data::SentencePair>& chunk,
-                                     std::size_t first) {
-      for (std::size_t j = 0; j < chunk.size(); ++j) {
-        if (const auto it = partners.find(first + j); it != partners.end()) it->second = chunk[j];
-      }
-    });
+    for_each_chunk(text,
+                   [&partners](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+                     for (std::size_t j = 0; j < chunk.size(); ++j) {
+                       if (const auto it = partners.find(first + j); it != partners.end())
+                         it->second = chunk[j];
+                     }
+                   });
   }
   data::PairFileWriter added(added_path);
   ProgressLog progress("augmenting", originals);
@@ -325,9 +311,10 @@ text::TokenizerPair build_tokenizers(const Config& config,
   const std::vector<std::size_t> sample = data::sample_indices(
       training.size, static_cast<std::size_t>(config.text.vocab_max_pairs), config.data.seed);
   if (sample.size() < training.size) {
-    spdlog::info("vocabulary: trained on a seeded sample of {} of the {} training pairs "
-                 "(text.vocab_max_pairs)",
-                 sample.size(), training.size);
+    spdlog::info(
+        "vocabulary: trained on a seeded sample of {} of the {} training pairs "
+        "(text.vocab_max_pairs)",
+        sample.size(), training.size);
   }
   std::vector<std::string> sources;
   std::vector<std::string> targets;
@@ -346,9 +333,10 @@ text::TokenizerPair build_tokenizers(const Config& config,
   text::TokenizerPair tokenizers = text::train_tokenizers(
       config.text, sources, targets, config.data.seed,
       placeholders ? text::placeholder_symbols() : std::vector<std::string>{});
-  spdlog::info("vocabulary: trained in {}",
-               format_duration(
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+  spdlog::info(
+      "vocabulary: trained in {}",
+      format_duration(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
   return tokenizers;
 }
 
@@ -372,11 +360,16 @@ std::size_t write_training_split(const Config& config,
     progress.update(first);
     const data::EncodedCorpus encoded = data::encode_pairs(chunk, tokenizers);
     for (std::size_t j = 0; j < chunk.size(); ++j) {
-      switch (data::length_verdict(encoded.source_length(j), encoded.target_length(j),
-                                   config.data)) {
-        case data::LengthVerdict::kTooManyTokens: ++report.too_many_tokens; continue;
-        case data::LengthVerdict::kLengthRatio: ++report.length_ratio; continue;
-        case data::LengthVerdict::kKept: break;
+      switch (
+          data::length_verdict(encoded.source_length(j), encoded.target_length(j), config.data)) {
+        case data::LengthVerdict::kTooManyTokens:
+          ++report.too_many_tokens;
+          continue;
+        case data::LengthVerdict::kLengthRatio:
+          ++report.length_ratio;
+          continue;
+        case data::LengthVerdict::kKept:
+          break;
       }
       const std::size_t copies =
           is_weighted ? data::weighted_copies(kept, corpora.at(training.corpus[first + j]).weight,
@@ -430,7 +423,9 @@ PreparedData prepare_data(const Config& config,
                           const RunDir* vocabulary_source) {
   std::filesystem::create_directories(dir.path());
   const auto start = std::chrono::steady_clock::now();
-  const AllCores all_cores;
+  // Every core tokenizes (at::parallel_for) while the data phase runs, whatever number of threads
+  // the process had before and has after: LibTorch's own default here is one.
+  const ThreadCountScope all_cores(0);
   if (config.data.reverse) {
     spdlog::info(
         "direction: the files' second column (or target file) is the source "
@@ -446,12 +441,12 @@ PreparedData prepare_data(const Config& config,
   nlohmann::json reads = nlohmann::json::array();
   nlohmann::json held_out_reads = nlohmann::json::array();
   ProgressLog reading("cleaning and splitting");
-  const data::ReadObserver observer{[&](const char* role, const data::ReadReport& report) {
-                                      log_read_report(report);
-                                      (std::string(role) == "train" ? reads : held_out_reads)
-                                          .push_back(read_json(role, report));
-                                    },
-                                    [&reading](std::size_t pairs) { reading.update(pairs); }};
+  const data::ReadObserver observer{
+      [&](const char* role, const data::ReadReport& report) {
+        log_read_report(report);
+        (std::string(role) == "train" ? reads : held_out_reads).push_back(read_json(role, report));
+      },
+      [&reading](std::size_t pairs) { reading.update(pairs); }};
   data::StreamedSplits splits =
       data::stream_splits(config.data, config.text.clean, training.files.front(),
                           scratch.add("train.kept.tmp"), observer);

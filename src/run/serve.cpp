@@ -44,9 +44,9 @@ class ServedModel {
     // of translators is then counted from the server's threads, not from this thread's count.
     decode::SearchOptions options = batch.options;
     if (options.translators == 0) {
-      options.translators = std::max<int64_t>(1, run_.threads / options.threads);
+      options.translators = decode::translator_count(options, run_.threads);
     }
-    decode::use_thread_count(options.threads);
+    set_threads(options.threads);
     decode::TranslationReport report;
     try {
       report = translator_.translate(batch.sentences, options, batch.is_abandoned);

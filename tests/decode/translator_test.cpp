@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <thread>
 
 #include "nmt/cpu_features.h"
 #include "nmt/decode/ensemble_step_model.h"
 #include "nmt/decode/transformer_step_model.h"
+#include "nmt/device.h"
 #include "nmt/error.h"
 #include "nmt/model/linear.h"
 #include "nmt/text/vocab.h"
@@ -70,8 +72,33 @@ TEST(ThreadCountTest, ACountTheThreadHasIsNotSetAgain) {
   }
   // LibTorch 1.13 re-creates its pool, starting a thread, whatever the count; nmt does not ask.
   const long before = newest_thread_id();
-  use_thread_count(2);
+  set_threads(2);
   EXPECT_EQ(newest_thread_id(), before) << "the count was set again";
+}
+
+TEST(ThreadCountTest, AScopeSetsItsCountAndGivesThePreviousOneBack) {
+  set_threads(2);
+  {
+    const ThreadCountScope scope(1);
+    EXPECT_EQ(at::get_num_threads(), 1);
+    {
+      const ThreadCountScope all_cores(0);
+      EXPECT_EQ(at::get_num_threads(),
+                static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    }
+    EXPECT_EQ(at::get_num_threads(), 1);
+  }
+  EXPECT_EQ(at::get_num_threads(), 2);
+}
+
+TEST(TranslatorCountTest, IsTheOptionOrAsManyAsTheThreadsHoldAtLeastOne) {
+  SearchOptions options;
+  options.threads = 2;
+  EXPECT_EQ(translator_count(options, 8), 4);
+  EXPECT_EQ(translator_count(options, 5), 2);
+  EXPECT_EQ(translator_count(options, 1), 1);
+  options.translators = 3;
+  EXPECT_EQ(translator_count(options, 8), 3);
 }
 
 TEST(IncrementalDecodingTest, GivesTheSameTokensAndScoresAsFullRecomputation) {

@@ -63,11 +63,9 @@ struct TranslationReport {
   int64_t step_rows = 0;                          // decoder rows stepped, all hypotheses
 };
 
-// Sets this thread's LibTorch intra-op thread count, unless it has that count already:
-// at::set_num_threads re-creates LibTorch's process-wide pthreadpool even for the count it has,
-// and the new pool's threads spin for milliseconds before they sleep. A server that set and
-// restored the count around every request lost more time to them than to decoding.
-void use_thread_count(int64_t threads);
+// How many batches the CPU decodes side by side: options.translators, or as many as `threads`
+// hold options.threads each (at least one).
+int64_t translator_count(const SearchOptions& options, int64_t threads);
 
 // The number format decoding uses for `precision` on device (resolve_precision with this
 // machine's processor and build). Throws ConfigError for int8 where it cannot run.
@@ -103,6 +101,9 @@ class Translator {
   TranslationReport decode_cleaned(const std::vector<std::string>& cleaned,
                                    const SearchOptions& options,
                                    const StopCheck& should_stop);
+  // A shared hold on the models in `form`, put into it first (under an exclusive hold) when they
+  // are in another.
+  std::shared_lock<std::shared_mutex> hold_form(model::WeightForm form);
   // Puts the models into `form` (and builds their CPU decoders) unless they are in it already.
   // Called with prepare_mutex_ held exclusively.
   void prepare(model::WeightForm form);
