@@ -48,8 +48,8 @@ Command add_bench_translate(CLI::App& bench) {
       "--threads 2");
   return {command, [args, flags] {
             run::OpenedRun opened = run::open_run(args->model, flags->overrides());
-            const nlohmann::json result = run::bench_translate(opened, args->options);
-            std::cout << (args->is_json ? result.dump() + "\n"
+            const run::BenchTranslateResult result = run::bench_translate(opened, args->options);
+            std::cout << (args->is_json ? run::to_json(result).dump() + "\n"
                                         : run::bench_translate_text(result, opened, args->options));
             return 0;
           }};

@@ -7,6 +7,7 @@
 
 #include "nmt/cpu_features.h"
 #include "nmt/data/dataset.h"
+#include "nmt/decode/config_fields.h"
 #include "nmt/decode/translator.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
@@ -37,7 +38,7 @@ int64_t write_profile(decode::Translator& translator,
 
 }  // namespace
 
-nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options) {
+BenchTranslateResult bench_translate(OpenedRun& run, const BenchTranslateOptions& options) {
   std::ofstream profile_file;
   if (!options.profile_path.empty()) profile_file = open_profile(options.profile_path);
   const std::string path = run.dir.file(options.split + ".tsv");
@@ -57,38 +58,59 @@ nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& opti
   if (run.device.is_cuda()) torch::cuda::synchronize(run.device.index());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double sentences = static_cast<double>(options.sentences);
   const model::WeightForm form = decode::decoding_form(decoding.precision, run.device);
   const double peak = measure_gemm_peak(run.device, form);
   const double flops = translation_flops(run.config.model, run.tokenizers.target->size(),
                                          report.source_positions, report.step_rows);
   static constexpr const char* kFormNames[] = {"fp32", "bf16", "int8", "int8w7"};
-  nlohmann::json result = {
-      {"device", describe_device(run.device)},
-      {"threads", run.threads},
-      {"strategy", config_to_json(run.config)["decode"]["strategy"]},
-      {"beam_size", decoding.beam_size},
-      {"batch_size", decoding.batch_size},
-      {"sentences", options.sentences},
-      {"seconds", seconds},
-      {"sentences_per_s", sentences / seconds},
-      {"output_tokens_per_s", static_cast<double>(report.output_tokens) / seconds},
-      {"precision", kFormNames[static_cast<int>(form)]},
-      {"peak_rss_mib", peak_rss_mib()},
-      {"gemm_peak_gflops", peak / 1e9},
-      {"mfu", flops / seconds / peak}};
+  BenchTranslateResult result;
+  result.device = describe_device(run.device);
+  result.threads = run.threads;
+  result.strategy = config::name_of(decode::kStrategies, decoding.strategy);
+  result.beam_size = decoding.beam_size;
+  result.batch_size = decoding.batch_size;
+  result.precision = kFormNames[static_cast<int>(form)];
   if (decoding.precision == decode::Precision::kAuto && run.device.is_cpu()) {
-    result["auto_row"] = precision_auto_row();
+    result.auto_row = precision_auto_row();
   }
+  result.sentences = options.sentences;
+  result.seconds = seconds;
+  result.sentences_per_s = static_cast<double>(options.sentences) / seconds;
+  result.output_tokens_per_s = static_cast<double>(report.output_tokens) / seconds;
+  result.peak_rss_mib = peak_rss_mib();
+  result.gemm_peak_gflops = peak / 1e9;
+  result.mfu = flops / seconds / peak;
   if (profile_file.is_open()) {
-    result["profiled_sentences"] = write_profile(translator, sources, decoding, run.device,
-                                                 options.profile_path, profile_file);
-    result["profile"] = options.profile_path;
+    result.profiled_sentences = write_profile(translator, sources, decoding, run.device,
+                                              options.profile_path, profile_file);
+    result.profile = options.profile_path;
   }
   return result;
 }
 
-std::string bench_translate_text(const nlohmann::json& result,
+nlohmann::json to_json(const BenchTranslateResult& result) {
+  nlohmann::json json = {{"device", result.device},
+                         {"threads", result.threads},
+                         {"strategy", result.strategy},
+                         {"beam_size", result.beam_size},
+                         {"batch_size", result.batch_size},
+                         {"sentences", result.sentences},
+                         {"seconds", result.seconds},
+                         {"sentences_per_s", result.sentences_per_s},
+                         {"output_tokens_per_s", result.output_tokens_per_s},
+                         {"precision", result.precision},
+                         {"peak_rss_mib", result.peak_rss_mib},
+                         {"gemm_peak_gflops", result.gemm_peak_gflops},
+                         {"mfu", result.mfu}};
+  if (!result.auto_row.empty()) json["auto_row"] = result.auto_row;
+  if (!result.profile.empty()) {
+    json["profiled_sentences"] = result.profiled_sentences;
+    json["profile"] = result.profile;
+  }
+  return json;
+}
+
+std::string bench_translate_text(const BenchTranslateResult& result,
                                  const OpenedRun& run,
                                  const BenchTranslateOptions& options) {
   return fmt::format(
@@ -98,17 +120,12 @@ std::string bench_translate_text(const nlohmann::json& result,
       "  peak RSS         {:8.0f} MiB\n"
       "  MFU              {:9.1f}%   of a measured {:.0f} GFLOP/s {} GEMM\n"
       "{}",
-      options.sentences, run.dir.path(), options.split, result["strategy"].get<std::string>(),
-      result["beam_size"].get<int64_t>(), result["batch_size"].get<int64_t>(),
-      result["device"].get<std::string>(), result["sentences_per_s"].get<double>(),
-      result["output_tokens_per_s"].get<double>(), result["peak_rss_mib"].get<double>(),
-      100.0 * result["mfu"].get<double>(), result["gemm_peak_gflops"].get<double>(),
-      result["precision"].get<std::string>(),
-      result.contains("auto_row")
-          ? fmt::format("  precision        {} (auto on a CPU of the row {})\n",
-                        result["precision"].get<std::string>(),
-                        result["auto_row"].get<std::string>())
-          : "");
+      options.sentences, run.dir.path(), options.split, result.strategy, result.beam_size,
+      result.batch_size, result.device, result.sentences_per_s, result.output_tokens_per_s,
+      result.peak_rss_mib, 100.0 * result.mfu, result.gemm_peak_gflops, result.precision,
+      result.auto_row.empty() ? ""
+                              : fmt::format("  precision        {} (auto on a CPU of the row {})\n",
+                                            result.precision, result.auto_row));
 }
 
 }  // namespace nmt::run

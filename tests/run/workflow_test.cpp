@@ -363,9 +363,9 @@ TEST_F(WorkflowTest, AParagraphIsTranslatedSentenceBySentenceInItsLayout) {
   EXPECT_EQ(whole.str(), " " + one_sentence + "\t\n");
 }
 
-// The whole chain of data.augment_placeholders on a corpus of five sentence patterns around numbers:
-// pairs with placeholders in training, a vocabulary that keeps them whole, spans protected in
-// translation and put back. A tiny model trained for seconds spells a number it never saw piece
+// The whole chain of data.augment_placeholders on a corpus of five sentence patterns around
+// numbers: pairs with placeholders in training, a vocabulary that keeps them whole, spans protected
+// in translation and put back. A tiny model trained for seconds spells a number it never saw piece
 // by piece; with placeholders it copies numbers, codes and URLs it never saw.
 TEST(PlaceholdersWorkflowTest, NumbersCodesAndUrlsNeverSeenComeOutVerbatim) {
   testing::ScratchDir dir;
@@ -381,7 +381,9 @@ TEST(PlaceholdersWorkflowTest, NumbersCodesAndUrlsNeverSeenComeOutVerbatim) {
     state = state * 1664525u + 1013904223u;
     const std::string number = std::to_string(1 + state % 99999);
     const auto& [source, target] = patterns[static_cast<std::size_t>(i) % patterns.size()];
-    const auto fill = [&number](std::string text) { return text.replace(text.find('#'), 1, number); };
+    const auto fill = [&number](std::string text) {
+      return text.replace(text.find('#'), 1, number);
+    };
     corpus += fill(source) + "\t" + fill(target) + "\n";
   }
   const std::string corpus_path = dir.write("corpus.tsv", corpus);
@@ -533,23 +535,27 @@ TEST_F(WorkflowTest, BenchmarksReportThroughput) {
     bench_train(other, on_prepared);
     ADD_FAILURE() << "data prepared with other settings was accepted";
   } catch (const ConfigError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              "--prepared: " + run().path() + " holds no data prepared with this configuration "
-              "(it differs in data.max_words); prepare it with `nmt prepare --config ... --out " +
-              run().path() + "`");
+    EXPECT_EQ(
+        std::string(error.what()),
+        "--prepared: " + run().path() +
+            " holds no data prepared with this configuration "
+            "(it differs in data.max_words); prepare it with `nmt prepare --config ... --out " +
+            run().path() + "`");
   }
 
   OpenedRun opened = open();
   const BenchTranslateOptions options{"test", 20, ""};
-  const nlohmann::json translate = bench_translate(opened, options);
-  EXPECT_EQ(translate["sentences"], 20);
-  EXPECT_GT(translate["sentences_per_s"].get<double>(), 0.0);
+  const BenchTranslateResult translate = bench_translate(opened, options);
+  EXPECT_EQ(translate.sentences, 20);
+  EXPECT_GT(translate.sentences_per_s, 0.0);
   EXPECT_NE(bench_translate_text(translate, opened, options).find("sentences/s"),
             std::string::npos);
-  EXPECT_FALSE(translate.contains("profile"));
+  EXPECT_EQ(to_json(translate)["sentences"], 20);
+  EXPECT_EQ(to_json(translate)["strategy"], "greedy");
+  EXPECT_FALSE(to_json(translate).contains("profile"));
 
   BenchTranslateOptions profiled_translation{"test", 20, scratch_->file("translate-trace.json")};
-  const nlohmann::json with_profile = bench_translate(opened, profiled_translation);
+  const nlohmann::json with_profile = to_json(bench_translate(opened, profiled_translation));
   EXPECT_EQ(with_profile["profiled_sentences"], 20);
   EXPECT_EQ(with_profile["profile"], profiled_translation.profile_path);
   std::ifstream trace_file(profiled_translation.profile_path);
@@ -578,8 +584,8 @@ TEST_F(WorkflowTest, BenchmarksNameTheRowOfPrecisionAutoThatApplied) {
   const BenchTrainResult chosen = bench_train(config, bench_options(1, 0));
   EXPECT_EQ(chosen.auto_row, precision_auto_row());
   EXPECT_EQ(to_json(chosen)["auto_row"], precision_auto_row());
-  EXPECT_NE(bench_train_text(chosen, "tiny").find(std::string("auto on a CPU of the row ") +
-                                                  precision_auto_row()),
+  EXPECT_NE(bench_train_text(chosen, "tiny")
+                .find(std::string("auto on a CPU of the row ") + precision_auto_row()),
             std::string::npos)
       << bench_train_text(chosen, "tiny");
   config.train.precision = train::Precision::kFp32;
@@ -588,12 +594,13 @@ TEST_F(WorkflowTest, BenchmarksNameTheRowOfPrecisionAutoThatApplied) {
   OpenedRun opened = open();
   const BenchTranslateOptions options{"test", 4, ""};
   opened.config.decode.precision = decode::Precision::kAuto;
-  const nlohmann::json automatic = bench_translate(opened, options);
-  EXPECT_EQ(automatic["auto_row"], precision_auto_row());
+  const BenchTranslateResult automatic = bench_translate(opened, options);
+  EXPECT_EQ(automatic.auto_row, precision_auto_row());
+  EXPECT_EQ(to_json(automatic)["auto_row"], precision_auto_row());
   EXPECT_NE(bench_translate_text(automatic, opened, options).find("(auto on a CPU of the row "),
             std::string::npos);
   opened.config.decode.precision = decode::Precision::kFp32;
-  EXPECT_FALSE(bench_translate(opened, options).contains("auto_row"));
+  EXPECT_FALSE(to_json(bench_translate(opened, options)).contains("auto_row"));
 }
 
 // The benchmark trains through the trainer's own update path: with update_freq 2 an update takes
@@ -734,8 +741,8 @@ TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInM
   const data::EncodedCorpus streamed = sample_training_split(
       run, dir.file("sampled.ids"), prepared.tokenizers, sampling, config.train.seed, 3);
   const data::EncodedCorpus whole =
-      data::sample_pairs(data::read_pairs(run.split(Split::kTrain)), prepared.tokenizers,
-                         sampling, config.train.seed, 3);
+      data::sample_pairs(data::read_pairs(run.split(Split::kTrain)), prepared.tokenizers, sampling,
+                         config.train.seed, 3);
   EXPECT_EQ(streamed.origin(), dir.file("sampled.ids"));
   ASSERT_EQ(streamed.size(), whole.size());
   for (std::size_t index = 0; index < whole.size(); ++index) {

@@ -153,11 +153,35 @@ struct BenchTranslateOptions {
   std::string profile_path;
 };
 
-// `nmt bench translate`: a JSON object with device, threads, strategy, beam_size, batch_size,
-// precision, sentences, seconds, sentences_per_s, output_tokens_per_s, peak_rss_mib,
-// gemm_peak_gflops (in that precision) and mfu; with a profile, profile and profiled_sentences.
-nlohmann::json bench_translate(OpenedRun& run, const BenchTranslateOptions& options);
-std::string bench_translate_text(const nlohmann::json& result,
+// What `nmt bench translate` measured: the timed translation of the split's sentences after 16
+// untimed ones.
+struct BenchTranslateResult {
+  std::string device;    // "cpu (2 threads)", "cuda:0 (NVIDIA H100 ...)"
+  int64_t threads = 0;   // CPU threads
+  std::string strategy;  // "greedy", "sample" or "beam"
+  int64_t beam_size = 0;
+  int64_t batch_size = 0;
+  std::string precision;  // the weights' form: "fp32", "bf16", "int8" or "int8w7"
+  std::string auto_row;   // where auto chose the precision on a CPU, the CPU's row of its
+                          // table (nmt::precision_auto_row()); else ""
+  int64_t sentences = 0;
+  double seconds = 0.0;
+  double sentences_per_s = 0.0;
+  double output_tokens_per_s = 0.0;
+  double peak_rss_mib = 0.0;
+  double gemm_peak_gflops = 0.0;  // measured on the device, in the precision
+  double mfu = 0.0;               // model FLOPs / peak
+  std::string profile;            // the Chrome trace written, if any
+  int64_t profiled_sentences = 0;
+};
+
+// `nmt bench translate`.
+BenchTranslateResult bench_translate(OpenedRun& run, const BenchTranslateOptions& options);
+// The result as a JSON object with the fields' names (auto_row, profile and profiled_sentences
+// only when there are); `nmt bench translate --json` and the records write it.
+nlohmann::json to_json(const BenchTranslateResult& result);
+// The same as lines for a person.
+std::string bench_translate_text(const BenchTranslateResult& result,
                                  const OpenedRun& run,
                                  const BenchTranslateOptions& options);
 
