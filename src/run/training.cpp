@@ -266,24 +266,22 @@ int64_t rank_threads(int64_t configured, const train::RankPlacement& placement) 
 std::string directory_from_leader(train::Communicator& communicator,
                                   const std::string& task,
                                   const std::function<std::string()>& lead) {
-  std::string shared;
+  train::LeaderOutcome outcome;
   if (communicator.is_leader()) {
     try {
-      const std::string directory = lead();
-      shared = "ok " + directory;
-      communicator.share_from_leader("directory", shared);
-      return directory;
+      outcome = {true, lead()};
     } catch (const std::exception& error) {
-      shared = std::string("error ") + error.what();
-      communicator.share_from_leader("directory", shared);
+      outcome = {false, error.what()};
+      communicator.share_from_leader("directory", outcome);
       throw;
     }
+    communicator.share_from_leader("directory", outcome);
+    return outcome.text;
   }
-  communicator.share_from_leader("directory", shared);
-  if (shared.rfind("ok ", 0) != 0) {
-    throw Error("distributed: rank 0 could not " + task + ": " + shared.substr(6));
-  }
-  return shared.substr(3);
+  communicator.share_from_leader("directory", outcome);
+  if (!outcome.succeeded)
+    throw Error("distributed: rank 0 could not " + task + ": " + outcome.text);
+  return outcome.text;
 }
 
 std::shared_ptr<train::Communicator> join_job(const Config& config) {
@@ -330,8 +328,7 @@ TrainOutcome train_run(const TrainRequest& request) {
       return sample_training_split(run, path, tokenizers, sampling, seed, epoch);
     };
   }
-  train::Trainer trainer(model, trainer_setup, setup.prepared.train_ids,
-                         setup.prepared.valid_ids);
+  train::Trainer trainer(model, trainer_setup, setup.prepared.train_ids, setup.prepared.valid_ids);
   if (setup.has_checkpoint) {
     trainer.resume(setup.run.checkpoint());
     spdlog::info("resumed at epoch {}, batch {}, step {}", trainer.progress().epoch + 1,

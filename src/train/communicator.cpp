@@ -271,18 +271,41 @@ std::pair<at::Tensor, at::Tensor> Communicator::range_over_ranks(const at::Tenso
   return {lowest, highest};
 }
 
-void Communicator::share_from_leader(const std::string& key, std::string& value) {
+void Communicator::wait_for_readers(const std::string& readers_key) {
+  const auto deadline = std::chrono::steady_clock::now() + kErrorReadWait;
+  while (group_->store->add(readers_key, 0) < world_size() - 1 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kLeaderPollInterval);
+  }
+}
+
+void Communicator::share_from_leader(const std::string& key, LeaderOutcome& outcome) {
+  // A value and an error go under keys of their own: the stored bytes need no marker.
+  const std::string error_key = key + "/error";
+  const std::string readers_key = key + "/read";
   try {
     if (is_leader()) {
-      group_->store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+      group_->store->set(outcome.succeeded ? key : error_key,
+                         std::vector<uint8_t>(outcome.text.begin(), outcome.text.end()));
+      if (!outcome.succeeded) wait_for_readers(readers_key);
       return;
     }
     // As long as rank 0 takes (its data phase may train SentencePiece on a large corpus for far
     // longer than train.distributed.timeout) and lives: a dead rank 0 takes its store with it,
     // and the next check fails.
-    while (!group_->store->check({key})) std::this_thread::sleep_for(kLeaderPollInterval);
-    const std::vector<uint8_t> bytes = group_->store->get(key);
-    value.assign(bytes.begin(), bytes.end());
+    for (;; std::this_thread::sleep_for(kLeaderPollInterval)) {
+      if (group_->store->check({key})) {
+        outcome.succeeded = true;
+        break;
+      }
+      if (group_->store->check({error_key})) {
+        outcome.succeeded = false;
+        break;
+      }
+    }
+    const std::vector<uint8_t> bytes = group_->store->get(outcome.succeeded ? key : error_key);
+    outcome.text.assign(bytes.begin(), bytes.end());
+    group_->store->add(readers_key, 1);
   } catch (const std::exception& error) {
     throw Error("distributed: rank " + std::to_string(rank()) + " of " +
                 std::to_string(world_size()) + ": waiting for rank 0's " + key +

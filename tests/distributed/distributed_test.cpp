@@ -4,7 +4,8 @@
 // update_freq 2, that checkpoints move between world sizes, that a dead rank stops the job, that
 // ranks resuming from different states refuse to train, that a long data phase on rank 0 does not
 // time the others out, that a restarted torchrun attempt ignores the previous attempt's store
-// keys, that two ranks with dropout resume bit-identically, and what a failed collective says.
+// keys, that two ranks with dropout resume bit-identically, what a failed collective says, and that
+// a rank 0 that cannot start the run tells the others why.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -290,7 +291,7 @@ TEST_F(DistributedTest, ARestartedTorchrunAttemptIgnoresThePreviousAttemptsStore
   options.waitWorkers = false;
   options.timeout = std::chrono::seconds(20);
   c10d::TCPStore agent_store("127.0.0.1", options);
-  const std::string stale = "ok " + dir.file("gone");
+  const std::string stale = dir.file("gone");
   for (const char* key : {"directory", "nmt/job7/attempt_0/directory"}) {
     agent_store.set(key, std::vector<uint8_t>(stale.begin(), stale.end()));
   }
@@ -304,6 +305,23 @@ TEST_F(DistributedTest, ARestartedTorchrunAttemptIgnoresThePreviousAttemptsStore
        options.port});
   job.expect_success();
   EXPECT_TRUE(agent_store.check({"nmt/job7/attempt_1/directory"}));
+}
+
+TEST_F(DistributedTest, ARank0ThatCannotStartTheRunTellsTheOtherRanksWhy) {
+  testing::ScratchDir dir;
+  const std::string missing = dir.file("missing.tsv");
+  TwoRanks job(dir,
+               {"train", "--config", job_config(dir, 1, 0.0, R"("path": ")" + missing + R"(")"),
+                "--out", dir.file("run")},
+               "job");
+  EXPECT_NE(job.ranks[0]->wait(), 0);
+  EXPECT_NE(job.ranks[1]->wait(), 0);
+  const std::string rank0 = testing::read_file(job.logs[0]);
+  const std::string rank1 = testing::read_file(job.logs[1]);
+  EXPECT_NE(rank0.find(missing), std::string::npos) << rank0;
+  const auto told = rank1.find("distributed: rank 0 could not start the run: ");
+  ASSERT_NE(told, std::string::npos) << rank1;
+  EXPECT_NE(rank1.find(missing, told), std::string::npos) << rank1;
 }
 
 // A filler corpus of `pairs` pairs of 17 and 13 words, all dropped by data.max_words 15.

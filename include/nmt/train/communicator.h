@@ -27,6 +27,9 @@ namespace nmt::train {
 
 // How often a rank waiting for rank 0's published value looks for it.
 inline constexpr std::chrono::milliseconds kLeaderPollInterval{100};
+// How long a rank 0 that publishes an error waits for the other ranks to have read it before it
+// goes on (to exit, taking the store with it).
+inline constexpr std::chrono::seconds kErrorReadWait{10};
 
 // Gloo for CPU ranks, NCCL for CUDA ranks, unless options name one.
 Backend resolve_backend(Backend requested, const c10::Device& device);
@@ -34,6 +37,13 @@ Backend resolve_backend(Backend requested, const c10::Device& device);
 // Whether this build has c10d's Gloo process group (CPU ranks) and NCCL process group (CUDA ranks).
 bool has_gloo();
 bool has_nccl();
+
+// What rank 0 publishes for the other ranks: the value it produced (e.g. the run directory it
+// chose), or the message of the error that kept it from one.
+struct LeaderOutcome {
+  bool succeeded = false;
+  std::string text;  // the value, or the error's message
+};
 
 class Communicator {
  public:
@@ -62,15 +72,20 @@ class Communicator {
   // The smallest and the largest value of each element over all ranks (a 1-D tensor of integers).
   std::pair<at::Tensor, at::Tensor> range_over_ranks(const at::Tensor& values,
                                                      const std::string& what);
-  // Rank 0 publishes a value; the others wait for it (e.g. the run directory it chose) as long as
-  // rank 0 lives, however long it takes: not bounded by distributed.timeout.
-  void share_from_leader(const std::string& key, std::string& value);
+  // Rank 0 publishes its outcome under `key`; the others wait for it as long as rank 0 lives,
+  // however long it takes (not bounded by distributed.timeout), and get it in `outcome`. An error
+  // is published and then waited on until every other rank has read it (at most kErrorReadWait):
+  // rank 0 exits next, and its store, which the others read from, goes with it.
+  void share_from_leader(const std::string& key, LeaderOutcome& outcome);
 
   // Wall time spent in collectives so far.
   double collective_seconds() const { return collective_seconds_; }
 
  private:
   struct Group;
+  // Until the other ranks have counted themselves under readers_key, or kErrorReadWait passed.
+  void wait_for_readers(const std::string& readers_key);
+
   RankPlacement placement_;
   DistributedOptions options_;
   std::unique_ptr<Group> group_;
