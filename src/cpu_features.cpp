@@ -185,6 +185,11 @@ bool cap_libraries_at_cpu_tier() {
   return set_unless_given("OPENBLAS_CORETYPE", kOpenBlas[index]);
 }
 
+void bound_onednn_primitive_cache() {
+  set_unless_given("ONEDNN_PRIMITIVE_CACHE_CAPACITY",
+                   std::to_string(kOneDnnPrimitiveCache).c_str());
+}
+
 std::string best_openblas_core() {
   const CpuTier tier = cpu_tier();
   const bool has_avx512_core = NMT_HARDWARE_HAS("avx512f") && NMT_HARDWARE_HAS("avx512bw") &&
@@ -201,11 +206,11 @@ bool is_openblas_core_below(const std::string& chosen, const std::string& best) 
   // OpenBLAS's x86-64 kernel sets by the widest instructions they use. Zen's are Haswell's;
   // Atom, Core2, Penryn, Dunnington and Nehalem use SSE, Bulldozer and its successors AVX.
   static const std::pair<const char*, int> kRanks[] = {
-      {"Prescott", 0},   {"Atom", 0},      {"Core2", 0},       {"Penryn", 0},
-      {"Dunnington", 0}, {"Nehalem", 0},   {"Opteron", 0},     {"Opteron_SSE3", 0},
-      {"Barcelona", 0},  {"Nano", 0},      {"Bobcat", 0},      {"Sandybridge", 1},
-      {"Bulldozer", 1},  {"Piledriver", 1}, {"Steamroller", 1}, {"Excavator", 1},
-      {"Haswell", 2},    {"Zen", 2},       {"SkylakeX", 3},    {"Cooperlake", 4},
+      {"Prescott", 0},      {"Atom", 0},       {"Core2", 0},       {"Penryn", 0},
+      {"Dunnington", 0},    {"Nehalem", 0},    {"Opteron", 0},     {"Opteron_SSE3", 0},
+      {"Barcelona", 0},     {"Nano", 0},       {"Bobcat", 0},      {"Sandybridge", 1},
+      {"Bulldozer", 1},     {"Piledriver", 1}, {"Steamroller", 1}, {"Excavator", 1},
+      {"Haswell", 2},       {"Zen", 2},        {"SkylakeX", 3},    {"Cooperlake", 4},
       {"SapphireRapids", 5}};
   const auto rank = [](const std::string& name) {
     for (const auto& [known, value] : kRanks) {

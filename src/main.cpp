@@ -2,7 +2,6 @@
 // failures to exit codes: 0 success, 2 usage or configuration error, 1 runtime failure, 130
 // interrupted.
 #include <c10/util/Exception.h>
-
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +21,7 @@ int main(int argc, char** argv) {
   // (src/launcher.cpp), this program finds NMT_CPU_ISA's cap and a better kernel set for a CPU
   // OpenBLAS does not know already in its environment; started directly, it applies them in a
   // fresh image of itself with the same arguments, loading LibTorch a second time.
+  nmt::bound_onednn_primitive_cache();
   const bool is_capped = nmt::cap_libraries_at_cpu_tier();
   if (is_capped || nmt::raise_openblas_to_cpu(nmt::openblas_core())) {
     execv("/proc/self/exe", argv);

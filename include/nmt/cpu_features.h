@@ -111,4 +111,15 @@ std::string openblas_core_of(const char* library);
 // the cap, it takes effect only where OpenBLAS is loaded afterwards (a process image started next).
 bool raise_openblas_to_cpu(const std::string& chosen);
 
+// oneDNN, which multiplies LibTorch's bf16 matrices on the CPU, keeps a compiled primitive for
+// every shape it meets, up to 1,024 of them; a corpus of varied lengths brings new shapes with
+// almost every batch, and a bf16 training on one grew from 1.6 to 3.8 GiB in 100 steps (issue
+// 65). The primitives nmt keeps, a number that held memory near fp32's at the least cost in speed
+// (docs/corpora.md).
+inline constexpr int kOneDnnPrimitiveCache = 64;
+
+// Sets ONEDNN_PRIMITIVE_CACHE_CAPACITY to kOneDnnPrimitiveCache unless the user set it; oneDNN
+// reads it when it first compiles a primitive.
+void bound_onednn_primitive_cache();
+
 }  // namespace nmt

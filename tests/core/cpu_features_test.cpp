@@ -1,7 +1,11 @@
-// The OpenBLAS kernel sets nmt compares (cpu_features.h): which choice is below what a CPU allows.
+// The OpenBLAS kernel sets nmt compares (cpu_features.h): which choice is below what a CPU allows;
+// the oneDNN primitive cache nmt bounds.
 #include "nmt/cpu_features.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
 
 namespace nmt {
 namespace {
@@ -22,6 +26,23 @@ TEST(OpenBlasCoreTest, AnEqualOrBetterChoiceOrAnUnknownNameIsLeftAlone) {
   EXPECT_FALSE(is_openblas_core_below("Zen5", "Haswell"));  // a name newer than this table
   EXPECT_FALSE(is_openblas_core_below("Prescott", ""));     // a CPU without AVX
   EXPECT_FALSE(is_openblas_core_below("", "Haswell"));      // not OpenBLAS
+}
+
+TEST(OneDnnPrimitiveCacheTest, IsBoundedUnlessTheUserChoseASize) {
+  const char* before = std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
+  const std::string saved = before != nullptr ? before : "";
+  unsetenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
+  bound_onednn_primitive_cache();
+  EXPECT_STREQ(std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY"),
+               std::to_string(kOneDnnPrimitiveCache).c_str());
+  setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "1000", 1);
+  bound_onednn_primitive_cache();
+  EXPECT_STREQ(std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY"), "1000");
+  if (before != nullptr) {
+    setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", saved.c_str(), 1);
+  } else {
+    unsetenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
+  }
 }
 
 TEST(OpenBlasCoreTest, TheBestCoreFollowsTheTier) {
