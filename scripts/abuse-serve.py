@@ -33,7 +33,6 @@ import http.client
 import json
 import os
 import pathlib
-import random
 import resource
 import select
 import socket
@@ -42,7 +41,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_process import costly_body, machine_text, send_and_leave, start_server  # noqa: E402
+from serve_process import (costly_body, long_libre_body, machine_text, send_and_leave,  # noqa: E402
+                           start_server)
 
 SLOW_HEAD = b"POST /v1/translate HTTP/1.1\r\nHost: abuse\r\nContent-Type: application/json\r\n"
 
@@ -289,11 +289,7 @@ def oversized_body(port, _args, _sentences):
 
 
 def long_texts(port, _args, _sentences):
-    words = "the house of my friend is near the old station and we walk there every day".split()
-    rng = random.Random(23)
-    texts = [" ".join(rng.choice(words) for _ in range(1000))[:4900] for _ in range(64)]
-    status, seconds = post(port, "/translate",
-                           json.dumps({"q": texts, "source": "en", "target": "es"}).encode())
+    status, seconds = post(port, "/translate", long_libre_body())
     return {"status": status, "seconds": seconds}
 
 

@@ -26,12 +26,11 @@ echo "scripts/bench-serve-long.sh $*" > "$out/command.txt"
   "$b" --version | sed 's/^/    /'
 } > "$out/machine.txt"
 python3 - "$a" "$b" "$run" "$out" "$rounds" <<'PY'
-import json, os, random, signal, socket, subprocess, sys, time, urllib.request
+import json, os, signal, socket, subprocess, sys, time, urllib.request
+sys.path.insert(0, "scripts")
+from serve_process import long_libre_body
 a, b, run, out, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-words = "the house of my friend is near the old station and we walk there every day".split()
-rng = random.Random(23)
-texts = [" ".join(rng.choice(words) for _ in range(1000))[:4900] for _ in range(64)]
-body = json.dumps({"q": texts, "source": "en", "target": "es"}).encode()
+body = long_libre_body()
 
 def free_port():
     with socket.socket() as s:

@@ -6,6 +6,7 @@ import http.client
 import itertools
 import json
 import os
+import random
 import re
 import resource
 import socket
@@ -72,6 +73,16 @@ def costly_body(sentences, texts=64, characters=2500, beam_size=16):
                 break
     return json.dumps({"q": joined, "split": False, "strategy": "beam",
                        "beam_size": beam_size}).encode()
+
+
+def long_libre_body():
+    """LibreTranslate's /translate body of issue 66's costly request: 64 texts of about 4,900
+    characters each, seeded words with no sentence end inside, so that each is one sentence of
+    about a thousand tokens."""
+    words = "the house of my friend is near the old station and we walk there every day".split()
+    rng = random.Random(23)
+    texts = [" ".join(rng.choice(words) for _ in range(1000))[:4900] for _ in range(64)]
+    return json.dumps({"q": texts, "source": "en", "target": "es"}).encode()
 
 
 def send_and_leave(port, body, linger):
