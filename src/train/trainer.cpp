@@ -18,30 +18,11 @@
 namespace nmt::train {
 
 using trainer_detail::diverged;
-using trainer_detail::metric_label;
 
 TrainStop trainer_detail::diverged(const std::string& what) {
   return {StopReason::kDiverged, what +
                                      "; stopped without saving, the last good checkpoint is kept. "
                                      "Try a lower lr or clip_norm"};
-}
-
-const char* stop_reason_name(StopReason reason) {
-  switch (reason) {
-    case StopReason::kFinished:
-      return "finished";
-    case StopReason::kEarlyStopped:
-      return "early_stopped";
-    case StopReason::kInterrupted:
-      return "interrupted";
-    case StopReason::kDiverged:
-      return "diverged";
-    case StopReason::kStepLimit:
-      return "step_limit";
-    case StopReason::kTimeLimit:
-      return "time_limit";
-  }
-  return "?";
 }
 
 Trainer::Trainer(model::Transformer model,
@@ -52,7 +33,8 @@ Trainer::Trainer(model::Transformer model,
       setup_(std::move(setup)),
       train_(std::move(train)),
       valid_(std::move(valid)),
-      update_step_(model_, setup_.options, setup_.device, setup_.communicator) {
+      update_step_(model_, setup_.options, setup_.device, setup_.communicator),
+      best_(keeper_from(progress_)) {
   restore_epoch_loss();
   if (setup_.options.best_metric != BestMetric::kLoss && !setup_.score_translations &&
       !valid_.empty()) {
@@ -92,7 +74,23 @@ data::BatchPlan Trainer::epoch_plan(int64_t epoch) const {
 void Trainer::resume(const std::string& checkpoint_path) {
   progress_ = load_checkpoint(checkpoint_path, model_, &update_step_.optimizer(), setup_.device,
                               /*restore_rng=*/true);
+  best_ = keeper_from(progress_);
   restore_epoch_loss();
+}
+
+BestKeeper Trainer::keeper_from(const TrainingState& state) {
+  return BestKeeper(setup_.options.best_metric,
+                    {state.best_score, state.best_step, state.validations_without_improvement},
+                    [this] { save(setup_.run.best(), WithOptimizer::kNo); });
+}
+
+TrainingState Trainer::progress() const {
+  TrainingState state = progress_;
+  const BestKeeper::State& best = best_.state();
+  state.best_score = best.best_score;
+  state.best_step = best.best_step;
+  state.validations_without_improvement = best.validations_without_improvement;
+  return state;
 }
 
 void Trainer::restore_epoch_loss() {
@@ -107,14 +105,23 @@ void Trainer::save(const std::string& path, WithOptimizer with_optimizer) {
   progress_.epoch_loss_tokens = epoch_loss_.tokens.item<int64_t>();
   save_checkpoint(path, model_,
                   with_optimizer == WithOptimizer::kYes ? &update_step_.optimizer() : nullptr,
-                  progress_, setup_.config_json);
+                  progress(), setup_.config_json);
 }
 
-std::optional<TrainStop> Trainer::check_stop(bool stop_requested, bool is_out_of_time) {
+void Trainer::save_latest(TrainingSession& session) {
+  save(setup_.run.checkpoint(), WithOptimizer::kYes);
+  if (is_writer()) {
+    session.observers.checkpoint_saved({CheckpointKind::kLatest, progress_.epoch, progress_.step});
+  }
+}
+
+std::optional<TrainStop> Trainer::check_stop(TrainingSession& session,
+                                             bool stop_requested,
+                                             bool is_out_of_time) {
   const bool is_at_limit =
       setup_.options.max_steps > 0 && progress_.step >= setup_.options.max_steps;
   if (!is_at_limit && !stop_requested && !is_out_of_time) return std::nullopt;
-  save(setup_.run.checkpoint(), WithOptimizer::kYes);
+  save_latest(session);
   if (is_at_limit) {
     return TrainStop{
         StopReason::kStepLimit,
@@ -183,20 +190,35 @@ void Trainer::report(TrainingSession& session,
   epoch_loss_.sum += update.loss.sum;
   epoch_loss_.tokens += update.loss.tokens;
   const ProgressTracker::Report report = session.tracker.after_update(progress_, update, events);
-  if (report.window) {
-    if (session.metrics) session.metrics->write(train_record(*report.window, progress_));
-    session.display.log(*report.window);
-  }
-  session.display.update(report.line);
+  session.observers.step_done({report.line, report.window, progress_.train_seconds});
 }
 
 std::optional<TrainStop> Trainer::run_events(TrainingSession& session, const UpdateEvents& events) {
-  if (events.is_validation) {
-    session.display.clear();
-    return validate_between_epochs(session);
-  }
-  if (events.is_save) save(setup_.run.checkpoint(), WithOptimizer::kYes);
+  if (events.is_validation) return validate_between_epochs(session);
+  if (events.is_save) save_latest(session);
   return std::nullopt;
+}
+
+std::optional<TrainStop> Trainer::run_update(TrainingSession& session,
+                                             const data::BatchPlan& plan,
+                                             int64_t first,
+                                             bool stop_requested) {
+  const auto start = SteadyClock::now();
+  const auto batches = static_cast<int64_t>(plan.size());
+  const UpdateBatches update = gather_update(plan, first, stop_requested);
+  if (auto stop = check_stop(session, update.is_stop_requested, update.is_out_of_time)) {
+    return stop;
+  }
+  const int64_t next = std::min(first + update_step_.batches_per_update(), batches);
+  const StepResult step = train_update(update, next);
+  const UpdateEvents events = events_after(setup_.options, progress_.step, next == batches);
+  const std::optional<double> loss = read_loss(step, update.tokens, events);
+  if (loss && !std::isfinite(*loss)) {
+    return diverged("the loss became " + std::to_string(*loss) + " at step " +
+                    std::to_string(progress_.step));
+  }
+  report(session, {step.loss, update.tokens, seconds_since(start), loss}, events);
+  return run_events(session, events);
 }
 
 EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session) {
@@ -206,90 +228,55 @@ EpochOutcome Trainer::run_epoch(const std::atomic<bool>& stop_requested, Trainin
   const int64_t per_update = update_step_.batches_per_update();
   session.tracker.start_epoch(batches, per_update);
   for (int64_t b = progress_.batch; b < batches; b += per_update) {
-    const auto start = SteadyClock::now();
-    const UpdateBatches update = gather_update(plan, b, stop_requested.load());
-    std::optional<TrainStop> stop = check_stop(update.is_stop_requested, update.is_out_of_time);
-    if (!stop) {
-      const StepResult step = train_update(update, std::min(b + per_update, batches));
-      const UpdateEvents events =
-          events_after(setup_.options, progress_.step, progress_.batch == batches);
-      const std::optional<double> loss = read_loss(step, update.tokens, events);
-      if (loss && !std::isfinite(*loss)) {
-        session.display.clear();
-        return {*loss, diverged("the loss became " + std::to_string(*loss) + " at step " +
-                                std::to_string(progress_.step))};
-      }
-      report(session, {step.loss, update.tokens, seconds_since(start), loss}, events);
-      stop = run_events(session, events);
-    }
-    if (stop) {
-      session.display.clear();
-      return {0.0, std::move(stop)};
-    }
+    std::optional<TrainStop> stop = run_update(session, plan, b, stop_requested.load());
+    if (stop) return {0.0, std::move(stop)};
   }
-  session.display.clear();
   // The whole epoch's, also when it was resumed in its middle: the sums are in checkpoint.pt.
   return {epoch_loss_.sum.item<double>() /
               static_cast<double>(std::max<int64_t>(1, epoch_loss_.tokens.item<int64_t>())),
           std::nullopt};
 }
 
-TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
-  TrainingSession session{std::nullopt, ProgressDisplay(setup_.is_terminal && is_writer()),
-                          ProgressTracker(setup_.options, setup_.device)};
-  if (is_writer()) session.metrics.emplace(setup_.run.metrics());
-  if (session.metrics) {
-    StartRecord start{progress_.epoch, progress_.step, static_cast<int64_t>(train_.size()),
-                      static_cast<int64_t>(valid_.size()), setup_.device.str()};
-    const std::string processor = cpu_model_name();
-    if (!processor.empty()) {
-      start.processor = processor + ", " + std::to_string(at::get_num_threads()) + " threads";
+TrainingSession Trainer::start_session() {
+  TrainingSession session{{}, ProgressTracker(setup_.options, setup_.device)};
+  const TrainOptions& options = setup_.options;
+  if (is_writer()) session.observers.add(std::make_shared<MetricsWriter>(setup_.run.metrics()));
+  session.observers.add(std::make_shared<ConsoleReport>(setup_.is_terminal && is_writer()));
+  if (is_writer()) {
+    session.observers.add(std::make_shared<EarlyStopping>(
+        options.early_stopping, options.best_metric, options.valid_every > 0));
+    const int64_t kept_epochs = std::max(options.average_last, options.keep_epochs);
+    if (kept_epochs > 0) {
+      session.observers.add(std::make_shared<EpochWeightsKept>(setup_.run, kept_epochs));
     }
-    session.metrics->write(start);
   }
+  for (const auto& observer : setup_.observers) session.observers.add(observer);
+  return session;
+}
+
+RunStarted Trainer::run_started() const {
+  RunStarted start{progress_.epoch,
+                   progress_.step,
+                   static_cast<int64_t>(train_.size()),
+                   static_cast<int64_t>(valid_.size()),
+                   setup_.device.str(),
+                   std::nullopt};
+  const std::string processor = cpu_model_name();
+  if (!processor.empty()) {
+    start.processor = processor + ", " + std::to_string(at::get_num_threads()) + " threads";
+  }
+  return start;
+}
+
+TrainResult Trainer::run(const std::atomic<bool>& stop_requested) {
+  TrainingSession session = start_session();
+  session.observers.run_started(run_started());
   std::optional<TrainStop> stop;
   while (progress_.epoch < setup_.options.epochs && !stop) {
     EpochOutcome outcome = run_epoch(stop_requested, session);
     stop = outcome.stop ? std::move(outcome.stop) : finish_epoch(session, outcome.mean_loss);
   }
-  const bool is_out_of_time = stop && stop->reason == StopReason::kTimeLimit;
-  if (is_out_of_time && !valid_.empty() && !has_just_validated()) {
-    // The weights the budget stopped at are validated, as the last epoch's are at a planned end.
-    std::optional<TrainStop> after = validate_between_epochs(session);
-    if (after && after->reason == StopReason::kDiverged) stop = std::move(after);
-  }
-  check_ranks_agree("at the end of training");
-  TrainResult result;
-  result.reason = stop ? stop->reason : StopReason::kFinished;
-  result.message = stop ? stop->message : "trained " + std::to_string(progress_.epoch) + " epochs";
-  const bool has_ended_normally = result.reason == StopReason::kFinished ||
-                                  result.reason == StopReason::kEarlyStopped ||
-                                  result.reason == StopReason::kTimeLimit;
-  if (has_ended_normally && setup_.options.average_last > 0 && session.metrics) {
-    write_average(*session.metrics,
-                  /*with_current=*/result.reason == StopReason::kTimeLimit && progress_.batch > 0);
-  }
-  EndRecord end;
-  end.reason = stop_reason_name(result.reason);
-  end.message = result.message;
-  end.epoch = progress_.epoch;
-  end.step = progress_.step;
-  end.batch = progress_.batch;
-  end.train_seconds = progress_.train_seconds;
-  const BestMetric metric = setup_.options.best_metric;
-  if (std::isfinite(progress_.best_score)) {
-    end.best_metric = best_metric_name(metric);
-    end.best_score = progress_.best_score;
-    end.best_step = static_cast<double>(progress_.best_step);
-    if (metric == BestMetric::kLoss) end.best_valid_loss = progress_.best_score;
-    if (is_writer()) {
-      spdlog::info("best.pt: step {}, {} {:.4f}", progress_.best_step, metric_label(metric),
-                   progress_.best_score);
-    }
-  }
-  if (session.metrics) session.metrics->write(end);
-  result.progress = progress_;
-  return result;
+  return end_run(session, std::move(stop));
 }
 
 }  // namespace nmt::train

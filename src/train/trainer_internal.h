@@ -1,5 +1,5 @@
 // What the trainer's two files (trainer.cpp: the epoch loop; trainer_validation.cpp: validation,
-// saving and the best model) share; an update step is nmt/train/update_step.h.
+// saving and the end of a run) share; an update step is nmt/train/update_step.h.
 #pragma once
 
 #include <optional>
@@ -7,16 +7,15 @@
 
 #include "nmt/stopwatch.h"
 #include "nmt/train/options.h"
-#include "nmt/train/progress_display.h"
 #include "nmt/train/trainer.h"
+#include "nmt/train/training_events.h"
 #include "update_events.h"
 
 namespace nmt::train {
 
 // What one call of Trainer::run carries from epoch to epoch.
 struct TrainingSession {
-  std::optional<MetricsLog> metrics;  // rank 0 (or the only process) writes metrics.jsonl
-  ProgressDisplay display;
+  TrainingObservers observers;
   ProgressTracker tracker;
 };
 
@@ -29,9 +28,6 @@ namespace trainer_detail {
 
 // The stop for a loss that is no longer finite; `what` says which and where.
 TrainStop diverged(const std::string& what);
-
-// "validation loss", "validation BLEU", "validation chrF"
-const char* metric_label(BestMetric metric);
 
 }  // namespace trainer_detail
 }  // namespace nmt::train

@@ -1,25 +1,11 @@
 #include "update_events.h"
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "nmt/train/schedule.h"
 
 namespace nmt::train {
-namespace {
-
-// Current resident memory (VmRSS) in MiB, logged so that long runs show whether memory grows.
-double resident_memory_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0.0;
-}
-
-}  // namespace
 
 UpdateEvents events_after(const TrainOptions& options, int64_t step, bool is_epoch_end) {
   UpdateEvents events;
@@ -97,16 +83,6 @@ ProgressTracker::Report ProgressTracker::after_update(const TrainingState& progr
   report.line.tokens_per_second =
       static_cast<double>(progress.target_tokens) / std::max(progress.train_seconds, 1e-9);
   return report;
-}
-
-TrainRecord train_record(const ProgressLine& window, const TrainingState& progress) {
-  return TrainRecord{window.epoch,
-                     window.step,
-                     window.loss,
-                     window.lr,
-                     window.tokens_per_second,
-                     progress.train_seconds,
-                     resident_memory_mib()};
 }
 
 }  // namespace nmt::train

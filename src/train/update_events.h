@@ -1,7 +1,7 @@
 // What the epoch loop (trainer.cpp) hands to others after each update: the schedule says which
 // events fall on it (a progress record, a validation, a save), and the progress tracker turns the
-// updates into what a person sees (the loss of the last window, tokens/s, the time left) and what
-// metrics.jsonl records.
+// updates into the status line and the window records (the loss of the last window, tokens/s, the
+// time left) that the observers of StepDone show and record.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "nmt/metrics_jsonl.h"
 #include "nmt/train/checkpoint.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/options.h"
@@ -86,8 +85,5 @@ class ProgressTracker {
   int64_t updates_ = 0;     // updates trained in this session
   double seconds_ = 0.0;    // their training time
 };
-
-// The metrics record of a window's report at `progress`.
-TrainRecord train_record(const ProgressLine& window, const TrainingState& progress);
 
 }  // namespace nmt::train

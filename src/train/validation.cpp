@@ -11,25 +11,6 @@
 
 namespace nmt::train {
 
-double metric_value(BestMetric metric, const ValidationResult& result) {
-  constexpr double kUnmeasured = std::numeric_limits<double>::quiet_NaN();
-  switch (metric) {
-    case BestMetric::kLoss:
-      return result.tokens > 0 ? result.loss : kUnmeasured;
-    case BestMetric::kBleu:
-      return result.translation ? result.translation->bleu : kUnmeasured;
-    case BestMetric::kChrf:
-      return result.translation ? result.translation->chrf : kUnmeasured;
-  }
-  return kUnmeasured;
-}
-
-bool improves(BestMetric metric, double value, double best) {
-  if (!std::isfinite(value)) return false;
-  if (!std::isfinite(best)) return true;
-  return metric == BestMetric::kLoss ? value < best : value > best;
-}
-
 ValidationResult evaluate_loss(model::Transformer& model,
                                const data::EncodedCorpus& pairs,
                                const data::BatchingOptions& batching,

@@ -49,7 +49,8 @@ TrainingRun make_run(const std::string& dir,
                      TrainOptions options,
                      data::EncodedCorpus valid = copy_pairs(16, 2),
                      std::function<TranslationScores(model::Transformer&)> scorer = {},
-                     data::EncodedCorpus train = copy_pairs(64, 1)) {
+                     data::EncodedCorpus train = copy_pairs(64, 1),
+                     std::shared_ptr<TrainingObserver> observer = nullptr) {
   auto model_options = testing::tiny_options();
   model_options.dropout = 0.1;  // so that resuming must restore the generator too
   torch::manual_seed(17);
@@ -57,6 +58,7 @@ TrainingRun make_run(const std::string& dir,
   run.model = model::Transformer(model_options, 12, 12);
   TrainerSetup setup{options, RunDir(dir), "{}", torch::kCPU, false, nullptr, {}};
   setup.score_translations = std::move(scorer);
+  if (observer) setup.observers.push_back(std::move(observer));
   run.trainer = std::make_unique<Trainer>(run.model, setup, std::move(train), std::move(valid));
   return run;
 }
@@ -420,6 +422,73 @@ TEST(TrainerTest, ValidatesEveryNStepsAndKeepsBestPtByBleu) {
       load_checkpoint(dir.file("best.pt"), run.model, nullptr, torch::kCPU, /*restore_rng=*/false);
   EXPECT_EQ(best_pt.step, 6) << "best.pt holds the weights of step 6";
   EXPECT_EQ(result.progress.best_step, 6);
+}
+
+// What the trainer tells its observers, as one line per event (steps without a window left out).
+class EventLog final : public TrainingObserver {
+ public:
+  void run_started(const RunStarted& event) override {
+    lines.push_back("start at step " + std::to_string(event.step));
+  }
+  void step_done(const StepDone& event) override {
+    lines.push_back("step " + std::to_string(event.line.step));
+  }
+  std::optional<TrainStop> validation_done(const ValidationDone& event) override {
+    lines.push_back("validation at step " + std::to_string(event.step) +
+                    (event.is_best ? ", best" : ""));
+    return std::nullopt;
+  }
+  std::optional<TrainStop> epoch_done(const EpochDone& event) override {
+    lines.push_back("epoch " + std::to_string(event.epoch) +
+                    (event.validation ? " with validation" : ""));
+    return std::nullopt;
+  }
+  void checkpoint_saved(const CheckpointSaved& event) override {
+    const char* names[] = {"checkpoint.pt", "best.pt", "epoch weights"};
+    lines.push_back(std::string(names[static_cast<int>(event.kind)]) + " at step " +
+                    std::to_string(event.step));
+  }
+  void stopped(const Stopped& event) override {
+    lines.push_back(std::string("stopped: ") + stop_reason_name(event.reason) +
+                    (event.best ? ", best.pt of step " + std::to_string(event.best->step) : ""));
+  }
+  std::vector<std::string> lines;
+};
+
+TEST(TrainerTest, ObserversHearTheRunsEventsInTheOrderTheyHappen) {
+  const std::atomic<bool> never{false};
+  testing::ScratchDir dir;
+  TrainOptions options = small_options();  // 8 batches per epoch
+  options.epochs = 1;
+  options.valid_every = 3;
+  options.save_every = 5;
+  options.keep_epochs = 1;
+  options.best_metric = BestMetric::kBleu;
+  std::size_t calls = 0;
+  auto events = std::make_shared<EventLog>();
+  TrainingRun run = make_run(dir.path(), options, copy_pairs(16, 2), scripted_bleu({10, 30}, calls),
+                             copy_pairs(64, 1), events);
+  ASSERT_EQ(run.trainer->run(never).reason, StopReason::kFinished);
+  EXPECT_EQ(events->lines, (std::vector<std::string>{"start at step 0",
+                                                     "step 1",
+                                                     "step 2",
+                                                     "step 3",
+                                                     "best.pt at step 3",
+                                                     "checkpoint.pt at step 3",
+                                                     "validation at step 3, best",
+                                                     "step 4",
+                                                     "step 5",
+                                                     "checkpoint.pt at step 5",
+                                                     "step 6",
+                                                     "best.pt at step 6",
+                                                     "checkpoint.pt at step 6",
+                                                     "validation at step 6, best",
+                                                     "step 7",
+                                                     "step 8",
+                                                     "checkpoint.pt at step 8",
+                                                     "epoch weights at step 8",
+                                                     "epoch 1",
+                                                     "stopped: finished, best.pt of step 6"}));
 }
 
 TEST(TrainerTest, EarlyStoppingCountsValidationsOfTheChosenMetric) {

@@ -6,9 +6,11 @@
 // (train.max_time), and a stop with a clear message when the loss stops being finite (the last
 // good checkpoint is kept).
 //
-// Logs through spdlog (a progress line on a terminal, plain records otherwise) and appends every
-// record to RUN/metrics.jsonl (nmt/metrics_jsonl.h). On CUDA the forward pass can run under bf16
-// autocast. Throws CheckpointError when a checkpoint cannot be written or read.
+// What follows from an update, a validation or an epoch — RUN/metrics.jsonl, the progress line or
+// log lines, early stopping, which epochs' weights stay — is told as typed events to observers
+// (nmt/train/training_events.h, training_observers.h); best.pt is the BestKeeper's. On CUDA the
+// forward pass can run under bf16 autocast. Throws CheckpointError when a checkpoint cannot be
+// written or read.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -28,6 +30,8 @@
 #include "nmt/train/communicator.h"
 #include "nmt/train/loss.h"
 #include "nmt/train/options.h"
+#include "nmt/train/training_events.h"
+#include "nmt/train/training_observers.h"
 #include "nmt/train/update_step.h"
 #include "nmt/train/validation.h"
 
@@ -51,18 +55,9 @@ struct TrainerSetup {
   // an uninterrupted one does. Its time counts as training time. Unset: the pairs given to the
   // Trainer serve every epoch.
   std::function<data::EncodedCorpus(int64_t epoch)> encode_epoch{};
-};
-
-enum class StopReason { kFinished, kEarlyStopped, kStepLimit, kInterrupted, kDiverged, kTimeLimit };
-
-// "finished", "early_stopped", "step_limit", "interrupted", "diverged", "time_limit"
-// (metrics.jsonl).
-const char* stop_reason_name(StopReason reason);
-
-// Why training stopped before its planned end, with one sentence for the user.
-struct TrainStop {
-  StopReason reason = StopReason::kFinished;
-  std::string message;
+  // Told of every event after the trainer's own observers (metrics.jsonl, the console, early
+  // stopping, the epochs' weights kept), on every rank.
+  std::vector<std::shared_ptr<TrainingObserver>> observers{};
 };
 
 struct TrainResult {
@@ -84,6 +79,9 @@ class Trainer {
           TrainerSetup setup,
           data::EncodedCorpus train,
           data::EncodedCorpus valid);
+  // The best-checkpoint keeper writes best.pt through this trainer.
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
 
   // Restores model, optimiser, progress and random generators from a full checkpoint.
   void resume(const std::string& checkpoint_path);
@@ -101,7 +99,8 @@ class Trainer {
   data::BatchPlan epoch_plan(int64_t epoch) const;
 
   const data::EncodedCorpus& train_pairs() const { return train_; }
-  const TrainingState& progress() const { return progress_; }
+  // Where training stands, the best-checkpoint keeper's state included.
+  TrainingState progress() const;
   model::Transformer& model() { return model_; }
 
  private:
@@ -109,13 +108,23 @@ class Trainer {
   int world_size() const;
   // Rank 0 of a job, or the only process: validates and writes the run's files.
   bool is_writer() const;
+  // The observers of one run() and the start of its progress.
+  TrainingSession start_session();
+  RunStarted run_started() const;
   // When max_steps is reached, a stop was requested or the time budget is spent: saves
   // checkpoint.pt and says why.
-  std::optional<TrainStop> check_stop(bool stop_requested, bool is_out_of_time);
+  std::optional<TrainStop> check_stop(TrainingSession& session,
+                                      bool stop_requested,
+                                      bool is_out_of_time);
   // The current step was validated when it was reached (epoch end, or valid_every).
   bool has_just_validated() const;
   // Trains the rest of the current epoch.
   EpochOutcome run_epoch(const std::atomic<bool>& stop_requested, TrainingSession& session);
+  // Trains the update starting at batch `first` of plan; what falls on it follows.
+  std::optional<TrainStop> run_update(TrainingSession& session,
+                                      const data::BatchPlan& plan,
+                                      int64_t first,
+                                      bool stop_requested);
   // The epoch's pairs encoded anew (subword sampling), counted as training time.
   void encode_epoch();
   // The update starting at batch `first` of plan, with the ranks' agreement on stopping.
@@ -126,43 +135,50 @@ class Trainer {
   std::optional<double> read_loss(const StepResult& step,
                                   int64_t tokens,
                                   const UpdateEvents& events) const;
-  // Adds the update to the training time and the epoch's loss; the progress line and records.
+  // Adds the update to the training time and the epoch's loss; tells the observers.
   void report(TrainingSession& session, const UpdateRecord& update, const UpdateEvents& events);
   // The validation or save that falls on the update; a stop when validation ends training.
   std::optional<TrainStop> run_events(TrainingSession& session, const UpdateEvents& events);
-  // Ends the epoch on every rank: rank 0 validates (unless valid_every is set), saves and logs;
-  // a stop when the loss diverged or early stopping triggers.
+  // Ends the epoch on every rank: rank 0 validates (unless valid_every is set), saves and tells
+  // the observers; a stop when the loss diverged or an observer stops training.
   std::optional<TrainStop> finish_epoch(TrainingSession& session, double train_loss);
-  std::optional<TrainStop> save_epoch(MetricsLog& metrics, double train_loss);
+  std::optional<TrainStop> save_epoch(TrainingSession& session, double train_loss);
+  EpochDone epoch_done(double train_loss) const;
   // The epoch ended: the next one starts at its first batch with its loss sums at zero.
   void begin_next_epoch();
   // A validation every valid_every steps, on every rank (rank 0 validates, the others wait).
   std::optional<TrainStop> validate_between_epochs(TrainingSession& session);
-  struct Validation;
-  // Validates and keeps best.pt: saves it when train.best_metric improved, counts validations
-  // without improvement otherwise.
-  Validation validate_and_keep_best();
-  // Early stopping's verdict after a validation.
-  std::optional<TrainStop> check_patience() const;
+  std::optional<TrainStop> validate_on_writer(TrainingSession& session);
+  // The validation of the current weights, judged by the best-checkpoint keeper (which writes
+  // best.pt when it improved); `epoch` is the 1-based epoch the step belongs to.
+  ValidationDone validate_and_judge(TrainingSession& session, int64_t epoch);
   // Rank 0's stop (or none) reaches every rank.
   std::optional<TrainStop> share_verdict(std::optional<TrainStop> stop);
   // Fails when the ranks' parameters are no longer identical bit for bit.
   void check_ranks_agree(const char* when);
   // averaged.pt from the last average_last epochs' weights; with_current: the weights training
   // stopped at inside an epoch (checkpoint.pt) are the newest of them.
-  void write_average(MetricsLog& metrics, bool with_current);
+  void write_average(TrainingSession& session, bool with_current);
+  // The stop that ends run(): the time budget's weights validated, the average written.
+  TrainResult end_run(TrainingSession& session, std::optional<TrainStop> stop);
   enum class WithOptimizer : bool { kNo, kYes };
-  // Writes the model (and optimiser) with progress_, the epoch's loss sums included.
+  // Writes the model (and optimiser) with progress(), the epoch's loss sums included.
   void save(const std::string& path, WithOptimizer with_optimizer);
+  // checkpoint.pt, told to the observers.
+  void save_latest(TrainingSession& session);
   // epoch_loss_ from progress_ (after a resume, or zero for a new epoch).
   void restore_epoch_loss();
+  BestKeeper keeper_from(const TrainingState& state);
 
   model::Transformer model_;
   TrainerSetup setup_;
   data::EncodedCorpus train_;
   data::EncodedCorpus valid_;
   UpdateStep update_step_;
+  // Where training stands; its best_* fields and validations_without_improvement are best_'s,
+  // merged in by progress().
   TrainingState progress_;
+  BestKeeper best_;
   LossSum epoch_loss_;  // the current epoch's loss and target tokens so far, on the device
 };
 
