@@ -11,7 +11,6 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
-#include <thread>
 
 #include "nmt/cpu_features.h"
 #include "nmt/decode/ensemble_step_model.h"
@@ -104,6 +103,16 @@ int64_t translator_count(const SearchOptions& options, int64_t threads) {
                                  : std::max<int64_t>(1, threads / options.threads);
 }
 
+std::shared_ptr<DecodingThreads> Translator::decoding_threads(std::size_t translators,
+                                                              int64_t threads) {
+  const std::lock_guard<std::mutex> lock(decoding_threads_mutex_);
+  if (!decoding_threads_ || decoding_threads_->translators() != translators ||
+      decoding_threads_->threads() != threads) {
+    decoding_threads_ = std::make_shared<DecodingThreads>(translators, threads);
+  }
+  return decoding_threads_;
+}
+
 void Translator::prepare(model::WeightForm form) {
   if (prepared_form_ == form) return;
   cpu_decoders_.clear();
@@ -139,39 +148,14 @@ std::vector<BatchHypotheses> decode_in_order(std::size_t count,
   return results;
 }
 
-// On the CPU, batches are decoded by `translators` worker threads side by side, each running its
-// operations on `threads` threads. A decoding step is many small operations; two threads sharing
-// each of them leave a core idle much of the time, two batches side by side do not
-// (docs/performance.md). The batches' results do not depend on which worker decodes them.
+// On the CPU, the batches are decoded by the translator's workers side by side
+// (nmt/decode/decoding_threads.h); their results do not depend on which worker decodes them.
 template <class Decode>
-std::vector<BatchHypotheses> decode_in_parallel(std::size_t count,
+std::vector<BatchHypotheses> decode_in_parallel(DecodingThreads& workers,
                                                 const Decode& decode,
-                                                const Batches& batches,
-                                                std::size_t translators,
-                                                int threads) {
-  const std::size_t workers = std::min(translators, count);
-  const ThreadCountScope caller_threads(threads);
-  if (workers <= 1) return decode_in_order(count, decode, batches);
-  std::vector<BatchHypotheses> results(count);
-  std::vector<std::exception_ptr> errors(workers);
-  std::atomic<std::size_t> next{0};
-  const auto work = [&](std::size_t worker) {
-    c10::InferenceMode inference;  // thread-local, like the grad mode
-    try {
-      set_threads(threads);  // this thread's OpenMP team, for OpenBLAS too
-      for (std::size_t b = next++; b < count; b = next++) results[b] = decode(batches[b]);
-    } catch (...) {
-      errors[worker] = std::current_exception();
-      next = count;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t worker = 1; worker < workers; ++worker) pool.emplace_back(work, worker);
-  work(0);
-  for (std::thread& thread : pool) thread.join();
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
+                                                const Batches& batches) {
+  std::vector<BatchHypotheses> results(batches.size());
+  workers.run(batches.size(), [&](std::size_t b) { results[b] = decode(batches[b]); });
   return results;
 }
 
@@ -387,7 +371,7 @@ TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cle
   TranslationReport report;
   report.results.resize(cleaned.size());
   const EncodedInputs inputs = encode_inputs(*tokenizers_.source, cleaned, tag, report);
-  // This thread's count: a caller (a server's batcher) sets it for the translators to share.
+  // Unless the options name it, the translators share this thread's count (the process's).
   const std::size_t translators =
       device_.is_cpu() ? static_cast<std::size_t>(translator_count(options, at::get_num_threads()))
                        : 1;
@@ -402,8 +386,8 @@ TranslationReport Translator::decode_cleaned(const std::vector<std::string>& cle
                         lengths, should_stop, counts);
   };
   const std::vector<BatchHypotheses> hypotheses =
-      device_.is_cpu() ? decode_in_parallel(batches.size(), decode_batch, batches, translators,
-                                            static_cast<int>(options.threads))
+      device_.is_cpu() ? decode_in_parallel(*decoding_threads(translators, options.threads),
+                                            decode_batch, batches)
                        : decode_in_order(batches.size(), decode_batch, batches);
   report.source_positions = counts.source_positions;
   report.step_rows = counts.step_rows;

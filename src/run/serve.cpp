@@ -39,14 +39,12 @@ class ServedModel {
 
   std::vector<serve::SentenceResult> translate(const serve::Batch& batch) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    // The batcher's thread keeps the decoding thread count from one batch to the next, so the
-    // Translator finds it set instead of setting and restoring it for every request; the number
-    // of translators is then counted from the server's threads, not from this thread's count.
+    // The number of translators is counted from the server's threads, not from the batcher
+    // thread's count; the Translator keeps its workers from one batch to the next.
     decode::SearchOptions options = batch.options;
     if (options.translators == 0) {
       options.translators = decode::translator_count(options, run_.threads);
     }
-    set_threads(options.threads);
     decode::TranslationReport report;
     try {
       report = translator_.translate(batch.sentences, options, batch.is_abandoned);

@@ -23,11 +23,13 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "nmt/decode/decoding_threads.h"
 #include "nmt/decode/options.h"
 #include "nmt/decode/search.h"
 #include "nmt/error.h"
@@ -107,6 +109,9 @@ class Translator {
   // Puts the models into `form` (and builds their CPU decoders) unless they are in it already.
   // Called with prepare_mutex_ held exclusively.
   void prepare(model::WeightForm form);
+  // The CPU's decoding threads for `translators` workers of `threads` threads each: made at the
+  // first call and kept while calls ask for the same.
+  std::shared_ptr<DecodingThreads> decoding_threads(std::size_t translators, int64_t threads);
 
   std::vector<model::Transformer> models_;
   text::TokenizerPair tokenizers_;
@@ -116,6 +121,8 @@ class Translator {
   std::shared_mutex prepare_mutex_;  // shared while decoding, exclusive while preparing a form
   std::optional<model::WeightForm> prepared_form_;
   std::vector<std::unique_ptr<model::CpuDecoder>> cpu_decoders_;  // one per model, on the CPU
+  std::mutex decoding_threads_mutex_;
+  std::shared_ptr<DecodingThreads> decoding_threads_;
 };
 
 }  // namespace nmt::decode

@@ -1,0 +1,57 @@
+// The threads that decode on the CPU: `translators` workers that live as long as their Translator
+// (a process's, or a server's), each running LibTorch's operations on `threads` threads of its
+// own, set once when it starts. A decoding step is many small operations; two threads sharing
+// each of them leave a core idle much of the time, two batches side by side do not
+// (docs/performance.md). Workers that stay keep their OpenMP teams and BLAS buffers from one call
+// to the next, where threads started per call built them anew, and no call sets any thread's
+// count.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace nmt::decode {
+
+class DecodingThreads {
+ public:
+  DecodingThreads(std::size_t translators, int64_t threads);
+  // Waits for the call in progress, then ends the workers.
+  ~DecodingThreads();
+  DecodingThreads(const DecodingThreads&) = delete;
+  DecodingThreads& operator=(const DecodingThreads&) = delete;
+
+  std::size_t translators() const { return workers_.size(); }
+  int64_t threads() const { return threads_; }
+
+  // Calls task(i) for every i below count, spread over the workers (each takes the next i when it
+  // is free), and returns when all have returned. The first exception a task throws keeps the
+  // workers from taking more and is rethrown here. Calls from several threads take turns.
+  void run(std::size_t count, const std::function<void(std::size_t)>& task);
+
+ private:
+  void work();
+  // Takes tasks of the current call until none is left.
+  void take_tasks();
+
+  int64_t threads_;
+  std::mutex call_mutex_;  // one call at a time
+  std::mutex mutex_;       // guards what follows, up to the workers
+  std::condition_variable call_started_;
+  std::condition_variable call_ended_;
+  uint64_t call_ = 0;  // counts the calls, so that a worker sees a new one
+  std::size_t count_ = 0;
+  const std::function<void(std::size_t)>* task_ = nullptr;
+  std::size_t next_ = 0;     // the next task to take
+  std::size_t working_ = 0;  // workers not yet done with the current call
+  std::exception_ptr error_;
+  bool is_closing_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace nmt::decode
