@@ -46,6 +46,14 @@ void file_name(const std::string& name, const std::string& value) {
   }
 }
 
+void device_name(const std::string& name, const std::string& value) {
+  const bool is_cuda_index = value.rfind("cuda:", 0) == 0 && value.size() > 5 &&
+                             value.find_first_not_of("0123456789", 5) == std::string::npos;
+  if (value != "auto" && value != "cpu" && value != "cuda" && !is_cuda_index) {
+    fail(name, "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\"", quote(value));
+  }
+}
+
 void positive(const std::string& name, int64_t value) {
   if (value < 1) fail(name, "a positive integer", std::to_string(value));
 }

@@ -16,23 +16,22 @@
 
 namespace nmt {
 
-c10::Device resolve_device(const std::string& name) {
+c10::Device resolve_device(const std::string& name, const std::string& key) {
   const bool has_cuda = torch::cuda::is_available();
   if (name == "auto") return has_cuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   if (name == "cpu") return c10::Device(c10::kCPU);
   if (name.rfind("cuda", 0) == 0) {
     if (!has_cuda)
-      throw ConfigError("train.device",
-                        "\"" + name + "\" asked for, but no CUDA device is usable here");
+      throw ConfigError(key, "\"" + name + "\" asked for, but no CUDA device is usable here");
     const c10::Device device(name);
     if (device.index() >= static_cast<int64_t>(torch::cuda::device_count())) {
-      throw ConfigError("train.device", "\"" + name + "\" asked for, but only " +
-                                            std::to_string(torch::cuda::device_count()) +
-                                            " CUDA devices exist");
+      throw ConfigError(key, "\"" + name + "\" asked for, but only " +
+                                 std::to_string(torch::cuda::device_count()) +
+                                 " CUDA devices exist");
     }
     return device.has_index() ? device : c10::Device(c10::kCUDA, 0);
   }
-  throw ConfigError("train.device",
+  throw ConfigError(key,
                     "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + name + "\"");
 }
 

@@ -38,4 +38,8 @@ std::string quote(const std::string& value);
 // A file name in the configuration: at most 4096 bytes (PATH_MAX) and no NUL byte.
 void file_name(const std::string& name, const std::string& value);
 
+// Where models run: "auto", "cpu", "cuda" or "cuda:N" (whether it exists is checked when a command
+// opens it).
+void device_name(const std::string& name, const std::string& value);
+
 }  // namespace nmt::check

@@ -9,8 +9,9 @@
 
 namespace nmt {
 
-// "cpu", "cuda", "cuda:N" or "auto" (the first CUDA device when one is usable, else the CPU).
-c10::Device resolve_device(const std::string& name);
+// "cpu", "cuda", "cuda:N" or "auto" (the first CUDA device when one is usable, else the CPU); a
+// ConfigError naming `key` when that device is not usable here.
+c10::Device resolve_device(const std::string& name, const std::string& key);
 
 // Makes a CUDA device the process's current one (where unqualified CUDA calls, streams and
 // synchronisations go); nothing for the CPU. Each rank of a job calls it for its own GPU.

@@ -71,7 +71,7 @@ Command add_bench_train(CLI::App& bench) {
                       "Padded target tokens per batch, 0 = use --batch-size");
   flags->add<std::string>("--precision", "train.precision",
                           "Arithmetic: auto, fp32 or bf16 autocast");
-  add_runtime_flags(*flags);
+  add_training_runtime_flags(*flags);
   command->footer(
       "Example: nmt bench train --config configs/seed.json --data "
       "data/tatoeba-en-es/eng-spa.tsv.gz \\\n"

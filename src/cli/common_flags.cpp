@@ -3,6 +3,11 @@
 namespace nmt::cli {
 
 void add_runtime_flags(ConfigFlags& flags) {
+  flags.add<std::string>("--device", "runtime.device", "cpu, cuda, cuda:N or auto");
+  flags.add<int64_t>("--threads", "runtime.threads", "CPU threads, 0 = all cores");
+}
+
+void add_training_runtime_flags(ConfigFlags& flags) {
   flags.add<std::string>("--device", "train.device", "cpu, cuda, cuda:N or auto");
   flags.add<int64_t>("--threads", "train.threads", "CPU threads, 0 = all cores");
 }

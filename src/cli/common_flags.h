@@ -6,8 +6,12 @@
 
 namespace nmt::cli {
 
-// --device, --threads (train.device, train.threads: where any model runs).
+// --device, --threads (runtime.device, runtime.threads: where a command that does not train runs
+// its models).
 void add_runtime_flags(ConfigFlags& flags);
+
+// --device, --threads (train.device, train.threads: where training runs).
+void add_training_runtime_flags(ConfigFlags& flags);
 
 // --strategy, --beam-size, --beam-stop, --length-penalty, --n-best, --temperature, --top-k,
 // --top-p, --seed, --max-len, --batch-size, --translators, --decode-threads, --precision (the

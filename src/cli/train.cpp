@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/app.h"
+#include "cli/common_flags.h"
 #include "cli/config_flags.h"
 #include "nmt/run/launch.h"
 #include "nmt/run/training.h"
@@ -36,8 +37,7 @@ Command add_train(CLI::App& app) {
           "NCCL with one GPU each); for several machines launch `nmt train` with torchrun\n"
           "or srun instead, which set RANK/WORLD_SIZE (docs/scaling.md)")
       ->check(CLI::Range(1, 1024));
-  flags->add<std::string>("--device", "train.device", "cpu, cuda, cuda:N or auto");
-  flags->add<int64_t>("--threads", "train.threads", "CPU threads, 0 = all cores");
+  add_training_runtime_flags(*flags);
   flags->add<int64_t>("--epochs", "train.epochs", "Passes over the training split");
   flags->add<int64_t>("--max-steps", "train.max_steps",
                       "Stop after this many updates, 0 = no limit");
@@ -51,7 +51,7 @@ Command add_train(CLI::App& app) {
   flags->add<double>("--lr", "train.lr", "Adam learning rate");
   flags->add<uint64_t>("--seed", "train.seed", "Seed of initialisation, dropout and batch order");
   flags->add<std::string>("--precision", "train.precision",
-                          
+
                           "Arithmetic: auto (bf16 where it measured faster: CPUs with AMX, AMD's "
                           "with AVX512-BF16; else fp32), fp32 or bf16");
   flags->add<std::string>("--data", "data.path",

@@ -214,7 +214,7 @@ ArgosReport export_argos(const run::RunRequest& request,
   report.target_lang = language_code(options.target_lang, settings.config.data.target_lang,
                                      kTargetSide, settings.dir);
 
-  const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
+  const run::OpenedRun opened = run::open_run(request, {{"runtime.device", "cpu"}});
   report.checkpoint = opened.checkpoint;
   report.package_dir =
       package_dir_name(report.source_lang, report.target_lang, options.package_version);

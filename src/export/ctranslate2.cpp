@@ -318,7 +318,7 @@ ExportReport export_ctranslate2(const run::RunRequest& request,
   detail::check_one_run(request.ensemble_dirs.size());
   check_options(options);
   check_out_dir(out_dir, options.is_forced);
-  const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
+  const run::OpenedRun opened = run::open_run(request, {{"runtime.device", "cpu"}});
   ExportReport report =
       write_ctranslate2(*opened.model, opened.tokenizers, opened.config.text, out_dir, options);
   report.checkpoint = opened.checkpoint;

@@ -206,7 +206,7 @@ HuggingfaceReport export_huggingface(const run::RunRequest& request,
   detail::check_one_run(request.ensemble_dirs.size());
   detail::check_export_dir(out_dir, options.is_forced, kHuggingfaceFiles);
   const Plan plan = plan_export(detail::read_run_settings(request));
-  const run::OpenedRun opened = run::open_run(request, {{"train.device", "cpu"}});
+  const run::OpenedRun opened = run::open_run(request, {{"runtime.device", "cpu"}});
   const model::TransformerImpl& model = *opened.model;
   detail::HuggingfaceWeights weights(
       model, plan.is_marian_form ? marian_id_order(model.source_vocab()) : std::vector<int64_t>{});

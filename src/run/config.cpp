@@ -39,10 +39,12 @@ void config_fields(Fields& f, Config& c) {
   decode::decode_fields(f, c.decode);
   f.section("serve");
   serve::serve_fields(f, c.serve);
+  f.section("runtime");
+  run::runtime_fields(f, c.runtime);
 }
 
-constexpr const char* kSections[] = {"data",   "text",  "model",      "train",
-                                     "decode", "serve", "description"};
+constexpr const char* kSections[] = {"data",   "text",  "model",   "train",
+                                     "decode", "serve", "runtime", "description"};
 
 template <class Options>
 void validate_section(const char* name, const Options& options) {
@@ -62,6 +64,7 @@ void Config::validate() const {
   validate_section("train", train);
   validate_section("decode", decode);
   validate_section("serve", serve);
+  validate_section("runtime", runtime);
   if (model.share_embeddings && !text.shared_vocab) {
     throw ConfigError("model.share_embeddings", "needs text.shared_vocab = true");
   }
@@ -84,7 +87,7 @@ Config config_from_json(const json& root) {
     if (std::find(std::begin(kSections), std::end(kSections), item.key()) == std::end(kSections)) {
       throw ConfigError(check::shorten(item.key()),
                         "unknown section (known: data, text, model, train, decode, serve, "
-                        "description)");
+                        "runtime, description)");
     }
   }
   Config config;
@@ -178,6 +181,53 @@ void set_config_value(json& root, const std::string& dotted_key, const json& val
   (*object)[dotted_key.substr(start)] = value;
   // One corpus named on the command line (--data) replaces the configuration's list.
   if (dotted_key == "data.path") object->erase("train");
+}
+
+namespace {
+
+// One key of the runtime section (device or threads) for a command that does not train.
+template <typename Value>
+void choose_runtime_key(const std::string& key,
+                        const Value& train_value,
+                        const Value& train_default,
+                        const std::string& file_note,
+                        const ConfigOverrides& overrides,
+                        Value& chosen,
+                        std::vector<std::string>& notes) {
+  const std::string runtime_key = "runtime." + key;
+  const std::string train_key = "train." + key;
+  if (is_overridden(runtime_key, overrides)) return;
+  const json shown = train_value;
+  if (is_overridden(train_key, overrides)) {
+    chosen = train_value;
+    notes.push_back(train_key + " " + shown.dump() +
+                    " set on the command line of a command that does not train is deprecated: "
+                    "set " +
+                    runtime_key + " (--" + key + ") instead");
+  } else if (!file_note.empty() && train_value != train_default) {
+    chosen = train_value;
+    notes.push_back(file_note + train_key + " " + shown.dump() +
+                    " is read in its place for now; set " + runtime_key + " (--" + key +
+                    ") for commands that do not train");
+  }
+}
+
+}  // namespace
+
+RuntimeChoice choose_runtime(const json& file,
+                             const std::string& path,
+                             const Config& config,
+                             const ConfigOverrides& overrides) {
+  RuntimeChoice choice{config.runtime.device, config.runtime.threads, {}};
+  const bool is_older_run = file.is_object() && !file.contains("runtime");
+  const std::string file_note =
+      is_older_run ? path + " has no runtime section (written before it existed): " : "";
+  const train::TrainOptions defaults;
+  choose_runtime_key("device", config.train.device, defaults.device, file_note, overrides,
+                     choice.device, choice.notes);
+  choose_runtime_key("threads", config.train.threads, defaults.threads, file_note, overrides,
+                     choice.threads, choice.notes);
+  return choice;
 }
 
 }  // namespace nmt

@@ -1,5 +1,6 @@
 #include "nmt/run/open_run.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -89,8 +90,13 @@ OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides) 
   OpenedRun opened;
   opened.dir = resolve_run_dir(request.run_dir);
   opened.config = load_config(opened.dir.config(), overrides);
-  opened.threads = set_threads(opened.config.train.threads);
-  opened.device = resolve_device(opened.config.train.device);
+  const RuntimeChoice runtime = choose_runtime(read_config_json(opened.dir.config()),
+                                               opened.dir.config(), opened.config, overrides);
+  for (const std::string& note : runtime.notes) spdlog::warn("{}", note);
+  opened.threads = set_threads(runtime.threads);
+  opened.device = resolve_device(runtime.device, runtime.device == opened.config.runtime.device
+                                                     ? "runtime.device"
+                                                     : "train.device");
   opened.checkpoint = pick_checkpoint(opened.dir, request.checkpoint);
   opened.tokenizers = text::load_tokenizers(opened.config.text, opened.dir.path());
   opened.model =

@@ -239,7 +239,7 @@ std::string sampled_token_file(const RunDir& run, const train::Communicator* com
 }  // namespace
 
 c10::Device rank_device(const Config& config, const train::RankPlacement& placement) {
-  const c10::Device device = resolve_device(config.train.device);
+  const c10::Device device = resolve_device(config.train.device, "train.device");
   if (!device.is_cuda()) return device;
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   if (placement.local_rank >= gpus) {
@@ -377,7 +377,7 @@ TrainingStart start_training(const Config& config,
       set_threads(communicator ? rank_threads(config.train.threads, communicator->placement())
                                : config.train.threads);
   start.device = communicator ? rank_device(config, communicator->placement())
-                              : resolve_device(config.train.device);
+                              : resolve_device(config.train.device, "train.device");
   torch::manual_seed(config.train.seed);
   refuse_if_too_large(config.model, tokenizers.source->size(), tokenizers.target->size(),
                       start.device);

@@ -88,12 +88,7 @@ void TrainOptions::validate() const {
   check::file_name("init_from", init_from);
   check::positive("distributed.timeout", distributed.timeout_seconds);
   check::positive("distributed.bucket_mb", distributed.bucket_mb);
-  const bool is_cuda_index = device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
-                             device.find_first_not_of("0123456789", 5) == std::string::npos;
-  if (device != "auto" && device != "cpu" && device != "cuda" && !is_cuda_index) {
-    throw ConfigError("device", "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got " +
-                                    check::quote(device));
-  }
+  check::device_name("device", device);
 }
 
 }  // namespace nmt::train

@@ -394,7 +394,7 @@ TEST(ConfigTest, ValuesInMessagesAreShortenedWhateverTheirSize) {
   EXPECT_EQ(error_of({{huge, 1}}),
             std::string(80, 'y') +
                 "... (52428800 bytes): unknown section (known: data, text, model, train, decode, "
-                "serve, description)");
+                "serve, runtime, description)");
 }
 
 TEST(ConfigTest, FlagValuesNestedTooDeepAreRefused) {
@@ -437,12 +437,61 @@ TEST(ConfigTest, DistributedKeysLiveInTheirOwnObjectUnderTrain) {
 }
 
 TEST(ConfigTest, BundledConfigsAreValid) {
-  for (const char* name :
-       {"quickstart.json", "seed.json", "tatoeba-en-es.json", "tatoeba-en-es-student.json",
-        "notebook-baseline.json"}) {
+  for (const char* name : {"quickstart.json", "seed.json", "tatoeba-en-es.json",
+                           "tatoeba-en-es-student.json", "notebook-baseline.json"}) {
     const std::string path = testing::source_dir() + "/configs/" + name;
     EXPECT_NO_THROW(load_config(path)) << path;
   }
+}
+
+// Where a command that does not train runs: the runtime section, and the old train keys where
+// they still decide.
+RuntimeChoice runtime_of(const nlohmann::json& file, const ConfigOverrides& overrides = {}) {
+  return choose_runtime(file, "RUN/config.json", resolve_config(file, overrides), overrides);
+}
+
+TEST(RuntimeChoiceTest, ARunWithARuntimeSectionUsesItWhateverItTrainedWith) {
+  const RuntimeChoice choice =
+      runtime_of({{"train", {{"threads", 1}, {"device", "cpu"}}}, {"runtime", {{"threads", 3}}}});
+  EXPECT_EQ(choice.threads, 3);
+  EXPECT_EQ(choice.device, "auto");
+  EXPECT_TRUE(choice.notes.empty());
+}
+
+TEST(RuntimeChoiceTest, ARunWrittenBeforeTheRuntimeSectionKeepsItsTrainKeysWithANote) {
+  const RuntimeChoice choice = runtime_of({{"train", {{"threads", 1}, {"device", "cpu"}}}});
+  EXPECT_EQ(choice.threads, 1);
+  EXPECT_EQ(choice.device, "cpu");
+  ASSERT_EQ(choice.notes.size(), 2u);
+  EXPECT_EQ(choice.notes[0],
+            "RUN/config.json has no runtime section (written before it existed): train.device "
+            "\"cpu\" is read in its place for now; set runtime.device (--device) for commands "
+            "that do not train");
+  EXPECT_EQ(choice.notes[1],
+            "RUN/config.json has no runtime section (written before it existed): train.threads 1 "
+            "is read in its place for now; set runtime.threads (--threads) for commands that do "
+            "not train");
+  const RuntimeChoice defaults = runtime_of({{"train", {{"epochs", 3}}}});
+  EXPECT_EQ(defaults.threads, 0);
+  EXPECT_TRUE(defaults.notes.empty()) << "nothing to say where train kept its defaults";
+}
+
+TEST(RuntimeChoiceTest, TrainKeysOnTheCommandLineAreStillReadWithADeprecationNote) {
+  const nlohmann::json file = {{"runtime", {{"threads", 0}}}};
+  const RuntimeChoice choice = runtime_of(file, {{"train.threads", 4}});
+  EXPECT_EQ(choice.threads, 4);
+  ASSERT_EQ(choice.notes.size(), 1u);
+  EXPECT_EQ(choice.notes[0],
+            "train.threads 4 set on the command line of a command that does not train is "
+            "deprecated: set runtime.threads (--threads) instead");
+  const RuntimeChoice both = runtime_of(file, {{"train.threads", 4}, {"runtime.threads", 2}});
+  EXPECT_EQ(both.threads, 2) << "the runtime key wins";
+  EXPECT_TRUE(both.notes.empty());
+}
+
+TEST(RuntimeChoiceTest, ABadRuntimeDeviceIsRefusedWithItsKey) {
+  EXPECT_EQ(error_of({{"runtime", {{"device", "gpu"}}}}),
+            "runtime.device: expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"gpu\"");
 }
 
 }  // namespace

@@ -117,11 +117,14 @@ TEST_F(WorkflowTest, OpenRunPrefersAveragedThenBestAndAppliesOverrides) {
       std::filesystem::exists(run().averaged()) ? run().averaged() : run().best();
   EXPECT_EQ(pick_checkpoint(run(), ""), expected);
   EXPECT_EQ(pick_checkpoint(run(), "checkpoint.pt"), run().checkpoint());
-  const OpenedRun opened = open({{"decode.strategy", "beam"}, {"decode.beam_size", 3}});
+  const OpenedRun opened =
+      open({{"decode.strategy", "beam"}, {"decode.beam_size", 3}, {"runtime.threads", 1}});
   EXPECT_EQ(opened.config.decode.strategy, decode::Strategy::kBeam);
   EXPECT_EQ(opened.config.decode.beam_size, 3);
   EXPECT_FALSE(opened.model->is_training());
   EXPECT_EQ(opened.threads, 1);
+  EXPECT_EQ(open().threads, static_cast<int64_t>(std::thread::hardware_concurrency()))
+      << "the run trained on one thread; translating it takes runtime.threads, all cores";
 }
 
 TEST_F(WorkflowTest, OpenRunErrorsNameTheProblem) {

@@ -1,7 +1,8 @@
 // nmt's typed configuration: one options struct per section, read from and written to JSON here
 // and nowhere else (STYLE.md rule 7).
 //
-//   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}, "serve": {...}}
+//   {"data": {...}, "text": {...}, "model": {...}, "train": {...}, "decode": {...}, "serve": {...},
+//    "runtime": {...}}
 //
 // Each module reads and checks its own section (include/nmt/<module>/config_fields.h, its
 // options' validate()); this, the run level, assembles them and checks the rules that join them.
@@ -19,6 +20,7 @@
 #include "nmt/data/dataset.h"
 #include "nmt/decode/options.h"
 #include "nmt/model/options.h"
+#include "nmt/run/runtime_options.h"
 #include "nmt/serve/options.h"
 #include "nmt/text/tokenizer.h"
 #include "nmt/train/options.h"
@@ -32,6 +34,7 @@ struct Config {
   train::TrainOptions train;
   decode::SearchOptions decode;
   serve::ServeOptions serve;
+  run::RuntimeOptions runtime;
 
   // Validates every section and the rules that join them; errors name the key from the top
   // ("train.epochs").
@@ -75,5 +78,21 @@ ConfigOverride parse_config_override(const std::string& assignment);
 // base with the overrides applied in order, parsed and validated once, so that a bad flag value
 // gets the same message as a bad value in the file.
 Config resolve_config(nlohmann::json base, const ConfigOverrides& overrides);
+
+// Where a command that does not train runs its models, and the notes to show about it.
+struct RuntimeChoice {
+  std::string device;
+  int64_t threads = 0;
+  std::vector<std::string> notes;  // deprecations: train.device/train.threads read in its place
+};
+// runtime.device and runtime.threads of config (resolved from the run's file `path`, whose JSON
+// is `file`, and the overrides), except where the old keys still decide, each with a note saying
+// what to set instead: train.device or train.threads set on the command line without their
+// runtime key, or set (to other than their defaults) in a run's file written before the runtime
+// section existed.
+RuntimeChoice choose_runtime(const nlohmann::json& file,
+                             const std::string& path,
+                             const Config& config,
+                             const ConfigOverrides& overrides);
 
 }  // namespace nmt
