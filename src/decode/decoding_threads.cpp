@@ -1,6 +1,6 @@
 #include "nmt/decode/decoding_threads.h"
 
-#include <c10/core/InferenceMode.h>
+#include <ATen/ThreadLocalState.h>
 
 #include <algorithm>
 #include <utility>
@@ -26,8 +26,7 @@ DecodingThreads::~DecodingThreads() {
 }
 
 void DecodingThreads::work() {
-  c10::InferenceMode inference;  // thread-local, like the grad mode
-  set_threads(threads_);         // this thread's OpenMP team, for OpenBLAS too
+  set_threads(threads_);  // this thread's OpenMP team, for OpenBLAS too
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
@@ -42,6 +41,7 @@ void DecodingThreads::work() {
 }
 
 void DecodingThreads::take_tasks() {
+  const at::ThreadLocalStateGuard as_the_caller(*caller_state_);
   while (true) {
     std::size_t i = 0;
     {
@@ -61,9 +61,11 @@ void DecodingThreads::take_tasks() {
 
 void DecodingThreads::run(std::size_t count, const std::function<void(std::size_t)>& task) {
   const std::lock_guard<std::mutex> one_call(call_mutex_);
+  const at::ThreadLocalState caller_state;
   std::unique_lock<std::mutex> lock(mutex_);
   count_ = count;
   task_ = &task;
+  caller_state_ = &caller_state;
   next_ = 0;
   error_ = nullptr;
   working_ = workers_.size();
@@ -71,6 +73,7 @@ void DecodingThreads::run(std::size_t count, const std::function<void(std::size_
   call_started_.notify_all();
   call_ended_.wait(lock, [&] { return working_ == 0; });
   task_ = nullptr;
+  caller_state_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 

@@ -1,6 +1,7 @@
 #include "nmt/decode/decoding_threads.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
 #include <c10/core/InferenceMode.h>
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@ TEST(DecodingThreadsTest, RunsEveryTaskOnceInEachCall) {
 
 TEST(DecodingThreadsTest, TheSameWorkersDecodeEveryCallWithTheirOwnThreadCount) {
   const ThreadCountScope caller(2);
+  const c10::InferenceMode inference;
   DecodingThreads workers(2, 1);
   std::mutex mutex;
   std::set<std::thread::id> seen;
@@ -43,8 +45,27 @@ TEST(DecodingThreadsTest, TheSameWorkersDecodeEveryCallWithTheirOwnThreadCount) 
   EXPECT_LE(seen.size(), 2u) << "threads started per call would show as up to 40";
   EXPECT_EQ(seen.count(std::this_thread::get_id()), 0u) << "the caller only waits";
   EXPECT_EQ(wrong_count, 0);
-  EXPECT_EQ(outside_inference, 0);
+  EXPECT_EQ(outside_inference, 0) << "the caller's inference mode";
   EXPECT_EQ(at::get_num_threads(), 2) << "no call sets the caller's count";
+}
+
+TEST(DecodingThreadsTest, TasksRunUnderTheirCallersThreadLocalState) {
+  DecodingThreads workers(2, 1);
+  std::atomic<int> in_inference{0};
+  std::atomic<int> with_grad{0};
+  const auto count_modes = [&](std::size_t) {
+    in_inference += c10::InferenceMode::is_enabled();
+    with_grad += at::GradMode::is_enabled();
+  };
+  workers.run(4, count_modes);
+  EXPECT_EQ(in_inference, 0);
+  EXPECT_EQ(with_grad, 4);
+  {
+    const c10::InferenceMode inference;
+    workers.run(4, count_modes);
+  }
+  EXPECT_EQ(in_inference, 4) << "the same workers follow the caller";
+  EXPECT_EQ(with_grad, 4) << "inference mode turns gradients off";
 }
 
 TEST(DecodingThreadsTest, AFailingTaskEndsTheCallWithItsErrorAndTheWorkersStay) {

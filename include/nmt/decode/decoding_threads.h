@@ -4,7 +4,8 @@
 // each of them leave a core idle much of the time, two batches side by side do not
 // (docs/performance.md). Workers that stay keep their OpenMP teams and BLAS buffers from one call
 // to the next, where threads started per call built them anew, and no call sets any thread's
-// count.
+// count. Tasks run under their caller's LibTorch thread-local state (grad and inference mode, the
+// profiler), as at::launch runs them.
 #pragma once
 
 #include <condition_variable>
@@ -15,6 +16,10 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+namespace at {
+class ThreadLocalState;
+}  // namespace at
 
 namespace nmt::decode {
 
@@ -47,6 +52,7 @@ class DecodingThreads {
   uint64_t call_ = 0;  // counts the calls, so that a worker sees a new one
   std::size_t count_ = 0;
   const std::function<void(std::size_t)>* task_ = nullptr;
+  const at::ThreadLocalState* caller_state_ = nullptr;
   std::size_t next_ = 0;     // the next task to take
   std::size_t working_ = 0;  // workers not yet done with the current call
   std::exception_ptr error_;
