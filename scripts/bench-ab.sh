@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two builds of nmt under `nmt bench train` or `nmt bench translate`, alternating: ROUNDS rounds,
-# the baseline then the candidate in each, and a table of each build's throughput per round (target
+# the baseline first in odd rounds and the candidate first in even ones (running second cost 3-4%
+# on a shared 2-core VM, record decoding-threads-2026-12-02-xeon-207), and a table of each build's throughput per round (target
 # tokens/s for training, sentences/s for translation), their means and the ratio candidate /
 # baseline. For a change that should not change the speed (or should): build the baseline from the
 # earlier commit first. With CANDIDATE_FLAGS, one build against itself under two settings, e.g. the
@@ -61,7 +62,9 @@ echo "scripts/bench-ab.sh $*  (BENCH=$bench ROUNDS=$rounds$config_setting BENCH_
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/machine.txt"
 for round in $(seq "$rounds"); do
-  for side in baseline candidate; do
+  order=(baseline candidate)
+  (( round % 2 == 0 )) && order=(candidate baseline)
+  for side in "${order[@]}"; do
     binary=$baseline side_flags=("${flags[@]}")
     [[ $side == candidate ]] && binary=$candidate side_flags=("${candidate_flags[@]}")
     echo "bench-ab: round $round, $side ($binary ${side_flags[*]})" >&2
@@ -79,6 +82,8 @@ for r in range(rounds):
     print(f"| {r + 1} | {speeds['baseline'][r]:.1f} | {speeds['candidate'][r]:.1f} |")
 means = {side: statistics.mean(values) for side, values in speeds.items()}
 print(f"| mean | {means['baseline']:.1f} | {means['candidate']:.1f} |")
+print()
+print("The baseline ran first in odd rounds, the candidate in even ones.")
 print()
 print(f"candidate / baseline: {means['candidate'] / means['baseline']:.3f}; each side's spread "
       f"(max - min) / mean: baseline {(max(speeds['baseline']) - min(speeds['baseline'])) / means['baseline']:.3f}, "

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One nmt benchmark under several environments, alternating: ROUNDS rounds, each setting once per
-# round in the order given, and a table of each setting's throughput per round with its median and
-# its ratio to the first setting. For what the environment chooses and the process cannot change
-# once loaded: OpenBLAS's kernels (OPENBLAS_CORETYPE), the tier (NMT_CPU_ISA).
+# round, the order given rotated by one each round (so that no setting always runs first or
+# last: position alone moved figures by 3-4% on a shared 2-core VM), and a table of each setting's
+# throughput per round with its median and its ratio to the first setting. For what the
+# environment chooses and the process cannot change once loaded: OpenBLAS's kernels
+# (OPENBLAS_CORETYPE), the tier (NMT_CPU_ISA).
 #
 #   scripts/bench-envs.sh OUT_DIR SETTING...
 #   SETTING: "name=VAR=value ... [--flag ...]": the environment's space-separated assignments
@@ -65,7 +67,8 @@ echo "NMT=$nmt BENCH=$bench ROUNDS=$rounds CONFIG=$config BENCH_FLAGS='${flags[*
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/machine.txt"
 for round in $(seq "$rounds"); do
-  for i in "${!names[@]}"; do
+  for position in "${!names[@]}"; do
+    i=$(( (position + round - 1) % ${#names[@]} ))
     echo "bench-envs: round $round, ${names[$i]} (env ${assignments[$i]} ${setting_flags[$i]})" >&2
     # shellcheck disable=SC2086
     env ${assignments[$i]} "$nmt" -q "${command[@]}" "${flags[@]}" ${setting_flags[$i]} --json \

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two builds of nmt serve under the same load test, alternating: ROUNDS rounds of
-# scripts/bench-serve.sh (dynamic batching), the baseline then the candidate in each, and a table
-# of each build's sentences/s and p99 latency per client count (mean over the rounds, each round
-# listed) with the ratio candidate / baseline. For a change to the server itself, e.g. its HTTP
+# scripts/bench-serve.sh (dynamic batching), the baseline first in odd rounds and the candidate
+# first in even ones (the second place cost 3-4% on a shared 2-core VM), and a table of each
+# build's sentences/s and p99 latency per client count (mean over the rounds, each round listed)
+# with the ratio candidate / baseline. For a change to the server itself, e.g. its HTTP
 # layer: build the baseline first and keep a copy of its binary.
 #
 #   scripts/bench-serve-ab.sh BASELINE_NMT CANDIDATE_NMT RUN [OUT_DIR]
@@ -30,7 +31,9 @@ mkdir -p "$out"
   done
 } > "$out/command.txt"
 for round in $(seq "$rounds"); do
-  for side in baseline candidate; do
+  order=(baseline candidate)
+  (( round % 2 == 0 )) && order=(candidate baseline)
+  for side in "${order[@]}"; do
     binary=$baseline
     [[ $side == candidate ]] && binary=$candidate
     echo "bench-serve-ab: round $round, $side ($binary)"
@@ -59,7 +62,7 @@ for clients in sorted({c for _, c in rows}):
           f"| {p99(b):.1f} ({each(b, 'p99_ms')}) | {p99(c):.1f} ({each(c, 'p99_ms')}) "
           f"| {errors(b)}, {errors(c)} |")
 print(f"\nMeans over {rounds} rounds (each round's figure in brackets), the builds alternating "
-      "within each round.")
+      "within each round: the baseline first in odd rounds, the candidate first in even ones.")
 PY
 cat "$out/results.md"
 echo "bench-serve-ab: records in $out"
