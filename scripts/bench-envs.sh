@@ -87,6 +87,7 @@ print("|---|" + "---:|" * (rounds + 2))
 for name, setting, median in zip(names, runs, medians):
     rounds_text = " | ".join(f"{run[metric]:,.1f}" for run in setting)
     print(f"| {name} | {rounds_text} | {median:,.1f} | {median / medians[0]:.3f} |")
+print("\nRound 1 ran the settings in the order above; each later round starts one setting further.")
 for key, title, form in (("gemm_peak_gflops", "GEMM peak (GFLOP/s)", "{:.1f}"),
                          ("peak_rss_mib", "Peak resident memory (MiB)", "{:,.0f}")):
     if key in runs[0][0]:
