@@ -138,9 +138,12 @@ json read_config_json(const std::string& path) {
 }
 
 Config load_config(const std::string& path, const ConfigOverrides& overrides) {
-  json root = read_config_json(path);
+  return load_config(read_config_json(path), path, overrides);
+}
+
+Config load_config(json file, const std::string& path, const ConfigOverrides& overrides) {
   try {
-    return resolve_config(std::move(root), overrides);
+    return resolve_config(std::move(file), overrides);
   } catch (const ConfigError& error) {
     const bool is_from_flag = !error.key().empty() && is_overridden(error.key(), overrides);
     throw error.from(is_from_flag ? "command line" : path);
@@ -185,9 +188,10 @@ void set_config_value(json& root, const std::string& dotted_key, const json& val
 
 namespace {
 
-// One key of the runtime section (device or threads) for a command that does not train.
+// One key of the runtime section (device or threads) for a command that does not train; true
+// when its train key was read in its place.
 template <typename Value>
-void choose_runtime_key(const std::string& key,
+bool choose_runtime_key(const std::string& key,
                         const Value& train_value,
                         const Value& train_default,
                         const std::string& file_note,
@@ -196,7 +200,7 @@ void choose_runtime_key(const std::string& key,
                         std::vector<std::string>& notes) {
   const std::string runtime_key = "runtime." + key;
   const std::string train_key = "train." + key;
-  if (is_overridden(runtime_key, overrides)) return;
+  if (is_overridden(runtime_key, overrides)) return false;
   const json shown = train_value;
   if (is_overridden(train_key, overrides)) {
     chosen = train_value;
@@ -204,12 +208,16 @@ void choose_runtime_key(const std::string& key,
                     " set on the command line of a command that does not train is deprecated: "
                     "set " +
                     runtime_key + " (--" + key + ") instead");
-  } else if (!file_note.empty() && train_value != train_default) {
+    return true;
+  }
+  if (!file_note.empty() && train_value != train_default) {
     chosen = train_value;
     notes.push_back(file_note + train_key + " " + shown.dump() +
                     " is read in its place for now; set " + runtime_key + " (--" + key +
                     ") for commands that do not train");
+    return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -218,13 +226,17 @@ RuntimeChoice choose_runtime(const json& file,
                              const std::string& path,
                              const Config& config,
                              const ConfigOverrides& overrides) {
-  RuntimeChoice choice{config.runtime.device, config.runtime.threads, {}};
+  RuntimeChoice choice;
+  choice.device = config.runtime.device;
+  choice.threads = config.runtime.threads;
   const bool is_older_run = file.is_object() && !file.contains("runtime");
   const std::string file_note =
       is_older_run ? path + " has no runtime section (written before it existed): " : "";
   const train::TrainOptions defaults;
-  choose_runtime_key("device", config.train.device, defaults.device, file_note, overrides,
-                     choice.device, choice.notes);
+  if (choose_runtime_key("device", config.train.device, defaults.device, file_note, overrides,
+                         choice.device, choice.notes)) {
+    choice.device_key = "train.device";
+  }
   choose_runtime_key("threads", config.train.threads, defaults.threads, file_note, overrides,
                      choice.threads, choice.notes);
   return choice;

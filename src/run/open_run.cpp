@@ -89,14 +89,12 @@ std::string OpenedRun::checkpoints() const {
 OpenedRun open_run(const RunRequest& request, const ConfigOverrides& overrides) {
   OpenedRun opened;
   opened.dir = resolve_run_dir(request.run_dir);
-  opened.config = load_config(opened.dir.config(), overrides);
-  const RuntimeChoice runtime = choose_runtime(read_config_json(opened.dir.config()),
-                                               opened.dir.config(), opened.config, overrides);
+  const nlohmann::json file = read_config_json(opened.dir.config());
+  opened.config = load_config(file, opened.dir.config(), overrides);
+  const RuntimeChoice runtime = choose_runtime(file, opened.dir.config(), opened.config, overrides);
   for (const std::string& note : runtime.notes) spdlog::warn("{}", note);
   opened.threads = set_threads(runtime.threads);
-  opened.device = resolve_device(runtime.device, runtime.device == opened.config.runtime.device
-                                                     ? "runtime.device"
-                                                     : "train.device");
+  opened.device = resolve_device(runtime.device, runtime.device_key);
   opened.checkpoint = pick_checkpoint(opened.dir, request.checkpoint);
   opened.tokenizers = text::load_tokenizers(opened.config.text, opened.dir.path());
   opened.model =

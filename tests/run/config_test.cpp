@@ -455,6 +455,7 @@ TEST(RuntimeChoiceTest, ARunWithARuntimeSectionUsesItWhateverItTrainedWith) {
       runtime_of({{"train", {{"threads", 1}, {"device", "cpu"}}}, {"runtime", {{"threads", 3}}}});
   EXPECT_EQ(choice.threads, 3);
   EXPECT_EQ(choice.device, "auto");
+  EXPECT_EQ(choice.device_key, "runtime.device");
   EXPECT_TRUE(choice.notes.empty());
 }
 
@@ -462,6 +463,7 @@ TEST(RuntimeChoiceTest, ARunWrittenBeforeTheRuntimeSectionKeepsItsTrainKeysWithA
   const RuntimeChoice choice = runtime_of({{"train", {{"threads", 1}, {"device", "cpu"}}}});
   EXPECT_EQ(choice.threads, 1);
   EXPECT_EQ(choice.device, "cpu");
+  EXPECT_EQ(choice.device_key, "train.device") << "so that an error about it names the key read";
   ASSERT_EQ(choice.notes.size(), 2u);
   EXPECT_EQ(choice.notes[0],
             "RUN/config.json has no runtime section (written before it existed): train.device "
@@ -487,6 +489,9 @@ TEST(RuntimeChoiceTest, TrainKeysOnTheCommandLineAreStillReadWithADeprecationNot
   const RuntimeChoice both = runtime_of(file, {{"train.threads", 4}, {"runtime.threads", 2}});
   EXPECT_EQ(both.threads, 2) << "the runtime key wins";
   EXPECT_TRUE(both.notes.empty());
+  const RuntimeChoice devices =
+      runtime_of({{"runtime", {{"device", "cpu"}}}}, {{"train.device", "cpu"}});
+  EXPECT_EQ(devices.device_key, "train.device") << "the value read, not its equal, names the key";
 }
 
 TEST(RuntimeChoiceTest, ABadRuntimeDeviceIsRefusedWithItsKey) {

@@ -61,6 +61,8 @@ nlohmann::json read_config_json(const std::string& path);
 // as its origin() where the offending value came from: the file ("c.json: data.max_words:
 // expected ...") or, for a key that a flag set (or the object or list holding it), "command line".
 Config load_config(const std::string& path, const ConfigOverrides& overrides = {});
+// The same for a file already read: `file` is what read_config_json(path) returned.
+Config load_config(nlohmann::json file, const std::string& path, const ConfigOverrides& overrides);
 
 // Writes the resolved configuration (every key, defaults included), atomically.
 void save_config(const std::string& path, const Config& config);
@@ -82,6 +84,7 @@ Config resolve_config(nlohmann::json base, const ConfigOverrides& overrides);
 // Where a command that does not train runs its models, and the notes to show about it.
 struct RuntimeChoice {
   std::string device;
+  std::string device_key = "runtime.device";  // the key `device` came from, for its errors
   int64_t threads = 0;
   std::vector<std::string> notes;  // deprecations: train.device/train.threads read in its place
 };
