@@ -78,8 +78,8 @@ std::string cpu_model_name();
 
 // Caps the libraries nmt drives at NMT_CPU_ISA's tier, where it sets one, through their own
 // variables: ATEN_CPU_CAPABILITY (LibTorch's vectorised kernels) and ONEDNN_MAX_CPU_ISA (oneDNN),
-// which they read when first used, and OPENBLAS_CORETYPE (Haswell at the AVX2 tier), which
-// OpenBLAS reads when the process loads it. A variable the user set is left as it is. Returns
+// which they read when first used, and OPENBLAS_CORETYPE (at the AVX2 tier Haswell, on AMD Zen),
+// which OpenBLAS reads when the process loads it. A variable the user set is left as it is. Returns
 // true when OPENBLAS_CORETYPE was set here: only a fresh process image sees it (main re-executes
 // itself then).
 bool cap_libraries_at_cpu_tier();
@@ -88,7 +88,8 @@ bool cap_libraries_at_cpu_tier();
 // ("Prescott") on a model it does not know, though the CPU may have AVX-512: Debian's 0.3.21 on an
 // Emerald Rapids Xeon ran fp32 2.3 times slower than with Haswell's kernels (issue 67). The kernel
 // set this CPU's features allow (at most cpu_tier()): "Cooperlake" with AVX512-BF16, "SkylakeX"
-// with AVX-512 (F, BW, DQ, VL, CD), "Haswell" with AVX2 and FMA, "Sandybridge" with AVX, else "".
+// with AVX-512 (F, BW, DQ, VL, CD), "Haswell" with AVX2 and FMA ("Zen" on AMD), "Sandybridge" with
+// AVX, else "".
 std::string best_openblas_core();
 
 // Whether OpenBLAS's kernel set `chosen` is below `best` (names as openblas_get_corename() gives
