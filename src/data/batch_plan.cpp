@@ -162,27 +162,38 @@ EncodedCorpus encode_pairs(const std::vector<SentencePair>& pairs,
   });
 }
 
+SubwordSampler::SubwordSampler(const text::TokenizerPair& tokenizers,
+                               const text::SubwordSampling& sampling,
+                               uint64_t seed,
+                               int64_t epoch)
+    : source_(dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.source.get())),
+      target_(dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.target.get())),
+      sampling_(sampling),
+      // A different stream from the batch order's, which epoch_seed(seed, epoch) also starts.
+      base_(epoch_seed(seed ^ 0xD1B54A32D192ED03ull, epoch)) {
+  if (!source_ || !target_) {
+    throw ConfigError("text.tokenizer", "subword sampling needs SentencePiece models");
+  }
+}
+
+EncodedPair SubwordSampler::sample(const SentencePair& pair, std::size_t index) const {
+  const auto seed_of = [this, index](uint64_t side) {
+    SplitMix64 mix(base_ + 2 * static_cast<uint64_t>(index) + side);
+    return static_cast<uint32_t>(mix.next());
+  };
+  return EncodedPair{source_->sample(pair.source, sampling_, seed_of(0)),
+                     target_->sample(pair.target, sampling_, seed_of(1))};
+}
+
 EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
                            const text::TokenizerPair& tokenizers,
                            const text::SubwordSampling& sampling,
                            uint64_t seed,
                            int64_t epoch,
                            std::size_t first_index) {
-  const auto* source = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.source.get());
-  const auto* target = dynamic_cast<const text::SentencePieceTokenizer*>(tokenizers.target.get());
-  if (!source || !target) {
-    throw ConfigError("text.tokenizer", "subword sampling needs SentencePiece models");
-  }
-  // A different stream from the batch order's, which epoch_seed(seed, epoch) also starts.
-  const uint64_t base = epoch_seed(seed ^ 0xD1B54A32D192ED03ull, epoch);
-  const auto seed_of = [base](std::size_t pair, uint64_t side) {
-    SplitMix64 mix(base + 2 * static_cast<uint64_t>(pair) + side);
-    return static_cast<uint32_t>(mix.next());
-  };
+  const SubwordSampler sampler(tokenizers, sampling, seed, epoch);
   return encode_in_chunks(pairs.size(), [&](std::size_t index) {
-    return EncodedPair{
-        source->sample(pairs[index].source, sampling, seed_of(first_index + index, 0)),
-        target->sample(pairs[index].target, sampling, seed_of(first_index + index, 1))};
+    return sampler.sample(pairs[index], first_index + index);
   });
 }
 

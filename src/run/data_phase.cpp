@@ -573,28 +573,6 @@ PreparedData load_prepared_data(const Config& config, const RunDir& dir) {
   return prepared;
 }
 
-data::EncodedCorpus sample_training_split(const RunDir& dir,
-                                          const std::string& token_file,
-                                          const text::TokenizerPair& tokenizers,
-                                          const text::SubwordSampling& sampling,
-                                          uint64_t seed,
-                                          int64_t epoch) {
-  data::PairFileReader reader(dir.split(Split::kTrain));
-  data::TokenFileWriter writer(token_file, tokenizers.source->size(), tokenizers.target->size());
-  std::size_t first = 0;
-  data::visit_chunks(reader, kChunkPairs, [&](const std::vector<data::SentencePair>& chunk) {
-    const data::EncodedCorpus sampled =
-        data::sample_pairs(chunk, tokenizers, sampling, seed, epoch, first);
-    for (std::size_t index = 0; index < sampled.size(); ++index) {
-      const data::EncodedPair pair = sampled.pair(index);
-      writer.add(pair.source, pair.target);
-    }
-    first += chunk.size();
-  });
-  writer.commit();
-  return data::EncodedCorpus::map(token_file);
-}
-
 std::vector<std::string> data_settings_changed(const Config& config, const RunDir& dir) {
   if (!std::filesystem::exists(dir.prepare_report()) || !std::filesystem::exists(dir.config())) {
     return {"prepare.json"};

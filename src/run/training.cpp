@@ -22,6 +22,7 @@
 #include "nmt/run/data_phase.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run/report.h"
+#include "nmt/run/sampled_epochs.h"
 #include "nmt/run/stop_signal.h"
 #include "nmt/run/validation_scorer.h"
 #include "nmt/train/checkpoint.h"
@@ -221,19 +222,31 @@ void log_outcome(const TrainOutcome& outcome) {
   }
 }
 
-// A scratch file of the run, removed when training ends, however it ends.
-struct RemovedAtEnd {
-  std::string path;
-
-  ~RemovedAtEnd() { remove_tree(path); }
-};
-
 // Where subword sampling writes an epoch's token ids: one file per rank, as ranks may share the
 // run directory.
 std::string sampled_token_file(const RunDir& run, const train::Communicator* communicator) {
   const int rank = communicator ? communicator->rank() : 0;
   return (std::filesystem::path(run.path()) / ("train.sampled." + std::to_string(rank) + ".ids"))
       .string();
+}
+
+// Subword sampling, where the configuration asks for it; the next epoch sampled while one trains
+// where training leaves cores idle: on a GPU, or on fewer threads than the machine has.
+std::unique_ptr<SampledEpochs> sampled_epochs(const Config& config,
+                                              const RunSetup& setup,
+                                              const TrainingStart& start,
+                                              const train::Communicator* communicator) {
+  const std::optional<text::SubwordSampling> sampling = text::subword_sampling(config.text);
+  if (!sampling) return nullptr;
+  const auto cores = static_cast<int64_t>(std::thread::hardware_concurrency());
+  const int64_t ranks_here = communicator ? communicator->placement().local_world_size : 1;
+  SampledEpochsOptions options;
+  options.sampling = *sampling;
+  options.seed = config.train.seed;
+  options.ahead = start.device.is_cuda() || start.threads * ranks_here < cores;
+  options.last_epoch = config.train.epochs - 1;
+  return std::make_unique<SampledEpochs>(setup.run, sampled_token_file(setup.run, communicator),
+                                         setup.prepared.tokenizers, options);
 }
 
 }  // namespace
@@ -321,12 +334,10 @@ TrainOutcome train_run(const TrainRequest& request) {
       request.is_terminal,
       communicator,
       make_validation_scorer(config, tokenizers, setup.prepared.splits.valid, device)};
-  const RemovedAtEnd sampled_epochs{sampled_token_file(setup.run, communicator.get())};
-  if (const std::optional<text::SubwordSampling> sampling = text::subword_sampling(config.text)) {
-    trainer_setup.encode_epoch = [&run = setup.run, &path = sampled_epochs.path, tokenizers,
-                                  sampling = *sampling, seed = config.train.seed](int64_t epoch) {
-      return sample_training_split(run, path, tokenizers, sampling, seed, epoch);
-    };
+  const std::unique_ptr<SampledEpochs> sampled =
+      sampled_epochs(config, setup, start, communicator.get());
+  if (sampled) {
+    trainer_setup.encode_epoch = [&sampled](int64_t epoch) { return sampled->epoch(epoch); };
   }
   train::Trainer trainer(model, trainer_setup, setup.prepared.train_ids, setup.prepared.valid_ids);
   if (setup.has_checkpoint) {

@@ -26,6 +26,7 @@
 #include "nmt/run/evaluation.h"
 #include "nmt/run/open_run.h"
 #include "nmt/run/report.h"
+#include "nmt/run/sampled_epochs.h"
 #include "nmt/run/training.h"
 #include "nmt/run/translation.h"
 #include "test_utils.h"
@@ -741,8 +742,11 @@ TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInM
   const PreparedData prepared = prepare_data(config, run);
   EXPECT_TRUE(prepared.splits.train.empty()) << "the text of the split is not held";
   const text::SubwordSampling sampling = *text::subword_sampling(config.text);
-  const data::EncodedCorpus streamed = sample_training_split(
-      run, dir.file("sampled.ids"), prepared.tokenizers, sampling, config.train.seed, 3);
+  SampledEpochsOptions options;
+  options.sampling = sampling;
+  options.seed = config.train.seed;
+  SampledEpochs epochs(run, dir.file("sampled.ids"), prepared.tokenizers, options);
+  const data::EncodedCorpus streamed = epochs.epoch(3);
   const data::EncodedCorpus whole =
       data::sample_pairs(data::read_pairs(run.split(Split::kTrain)), prepared.tokenizers, sampling,
                          config.train.seed, 3);

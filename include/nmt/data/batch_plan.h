@@ -17,6 +17,7 @@
 
 #include "nmt/data/corpus.h"
 #include "nmt/data/encoded_corpus.h"
+#include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/tokenizer.h"
 
 namespace nmt::data {
@@ -26,12 +27,29 @@ namespace nmt::data {
 EncodedCorpus encode_pairs(const std::vector<SentencePair>& pairs,
                            const text::TokenizerPair& tokenizers);
 
-// Encodes cleaned pairs for one epoch of subword regularisation: each side in a segmentation
-// sampled by its SentencePiece tokenizer, pair i's drawn with generators seeded from (seed, epoch,
-// i) alone, so that an epoch's pairs are the same whatever the thread count, and a resumed run
-// samples what an uninterrupted one does; pairs[0] is pair first_index of the split, so that a
-// split encoded a chunk at a time samples what it would whole. Uses LibTorch's intra-op threads.
-// Throws ConfigError when a tokenizer is not a SentencePiece model.
+// One epoch's segmentations for subword regularisation: each side of a pair in a segmentation
+// sampled by its SentencePiece tokenizer, pair i of the split drawn with generators seeded from
+// (seed, epoch, i) alone, so that an epoch's pairs are the same whatever thread samples them, in
+// whatever order, and a resumed run samples what an uninterrupted one does. Keeps references to
+// the tokenizers. Throws ConfigError when a tokenizer is not a SentencePiece model.
+class SubwordSampler {
+ public:
+  SubwordSampler(const text::TokenizerPair& tokenizers,
+                 const text::SubwordSampling& sampling,
+                 uint64_t seed,
+                 int64_t epoch);
+  // `pair` is pair `index` of the split.
+  EncodedPair sample(const SentencePair& pair, std::size_t index) const;
+
+ private:
+  const text::SentencePieceTokenizer* source_;
+  const text::SentencePieceTokenizer* target_;
+  text::SubwordSampling sampling_;
+  uint64_t base_;
+};
+
+// SubwordSampler's encodings of cleaned pairs on LibTorch's intra-op threads; pairs[0] is pair
+// first_index of the split, so that a split encoded a chunk at a time samples what it would whole.
 EncodedCorpus sample_pairs(const std::vector<SentencePair>& pairs,
                            const text::TokenizerPair& tokenizers,
                            const text::SubwordSampling& sampling,

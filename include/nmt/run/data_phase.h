@@ -18,7 +18,7 @@ namespace nmt::run {
 
 struct PreparedData {
   // The text splits but train, whose pairs training reads from the token files (and subword
-  // sampling from train.tsv, a chunk at a time: sample_training_split).
+  // sampling from train.tsv, a chunk at a time: run/sampled_epochs.h).
   data::Splits splits;
   text::TokenizerPair tokenizers;
   // The token ids of the train and valid splits, mapped from the run's token files.
@@ -66,16 +66,6 @@ Config with_vocabulary_run(const Config& config, const std::string& config_path)
 // a run prepared before token files existed has its splits encoded in memory instead. Throws
 // DataError when a token file is damaged or does not fit the run's vocabularies.
 PreparedData load_prepared_data(const Config& config, const RunDir& dir);
-
-// dir's training split (train.tsv) encoded for one epoch of subword sampling (data::sample_pairs)
-// a chunk at a time into the token file at `token_file`, which is then mapped: the split's text is
-// never held. Throws DataError when train.tsv is damaged.
-data::EncodedCorpus sample_training_split(const RunDir& dir,
-                                          const std::string& token_file,
-                                          const text::TokenizerPair& tokenizers,
-                                          const text::SubwordSampling& sampling,
-                                          uint64_t seed,
-                                          int64_t epoch);
 
 // The settings of the data phase (the data and text sections, train.init_from) in which dir's
 // prepared data (prepare.json, config.json) differs from config's: empty when dir holds data
