@@ -13,6 +13,7 @@
 #include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/vocab.h"
 #include "nmt/text/word_tokenizer.h"
+#include "tokenizer_test_utils.h"
 
 namespace nmt::data {
 namespace {
@@ -137,18 +138,7 @@ std::vector<SentencePair> sentence_pairs() {
 }
 
 text::TokenizerPair shared_unigram(const std::vector<SentencePair>& pairs) {
-  text::TextOptions options;
-  options.clean = text::CleanMode::kNormalize;
-  options.tokenizer = text::TokenizerKind::kSentencePiece;
-  options.vocab_size = 400;
-  std::vector<std::string> sentences;
-  for (const auto& pair : pairs) {
-    sentences.push_back(pair.source);
-    sentences.push_back(pair.target);
-  }
-  auto tokenizer = std::make_shared<text::SentencePieceTokenizer>(
-      text::SentencePieceTokenizer::train(sentences, options, 7));
-  return {tokenizer, tokenizer};
+  return testing::shared_unigram(pairs, 400);
 }
 
 // Subword regularisation draws an epoch's segmentations from (seed, epoch, pair) alone: the same

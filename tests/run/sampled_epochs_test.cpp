@@ -10,10 +10,10 @@
 #include "nmt/data/batch_plan.h"
 #include "nmt/data/dataset.h"
 #include "nmt/error.h"
-#include "nmt/text/sentencepiece_tokenizer.h"
 #include "nmt/text/vocab.h"
 #include "nmt/text/word_tokenizer.h"
 #include "test_utils.h"
+#include "tokenizer_test_utils.h"
 
 namespace nmt::run {
 namespace {
@@ -31,17 +31,7 @@ struct SampledRun {
                        "el gato negro número " + n + " se sentó en la mesa de madera"});
     }
     data::write_pairs(run.split(Split::kTrain), pairs);
-    text::TextOptions options;
-    options.tokenizer = text::TokenizerKind::kSentencePiece;
-    options.vocab_size = 500;
-    std::vector<std::string> sentences;
-    for (const auto& pair : pairs) {
-      sentences.push_back(pair.source);
-      sentences.push_back(pair.target);
-    }
-    auto tokenizer = std::make_shared<text::SentencePieceTokenizer>(
-        text::SentencePieceTokenizer::train(sentences, options, 7));
-    tokenizers = {tokenizer, tokenizer};
+    tokenizers = testing::shared_unigram(pairs, 500);
   }
 
   std::unique_ptr<SampledEpochs> sampled(const std::string& file, bool ahead) const {
