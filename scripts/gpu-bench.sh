@@ -14,10 +14,16 @@
 #   train      a longer training of the recommended configuration (NMT_TRAIN_SECONDS, default 400)
 #   test       the whole ctest suite (browser tests excluded), stopped at NMT_GPU_DEADLINE seconds
 #              after the script started (default 540) so the call ends with its logs
+#   distil     issue 68's experiment on the GPU (scripts/distil-experiment.sh with DEVICE=cuda:
+#              three teachers of the recipe to its end, their ensemble, two students, the baseline),
+#              its record packed as distil.tar.gz
+#   robust     issue 64's converged comparison (scripts/robust-text-experiment.sh with DEVICE=cuda:
+#              the recipe against long and joined pairs, with and without placeholders), its record
+#              packed as robust.tar.gz
 # Results, logs and machine.txt (GPU, CPU, commit, date) go to $OUT (or gpu-results/), in at most 8
 # files (what the device tool returns): machine.txt, build.log, cuda_tests.log, bench.jsonl (one
 # line per benchmark: training, the notebook's first, then translation), train_tatoeba.log,
-# eval_tatoeba.json, profile.md, test.log.
+# eval_tatoeba.json, profile.md, test.log; distil.tar.gz and robust.tar.gz.
 #   scripts/gpu-bench.sh [STEP...]      (default: build cuda bench test)
 # The machine has no .git: pass the commit as NMT_COMMIT=$(git rev-parse HEAD) from the checkout.
 set -uo pipefail
@@ -117,10 +123,30 @@ step_test() {
   grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout" "$out/test.log" | tail -15
 }
 
+# Runs an experiment script (its steps skip what its record already holds, so a second call goes
+# on), its log in $out, then packs its record as one file; its runs stay in $build.
+experiment() {  # name, script, environment assignments...
+  local name=$1 script=$2
+  shift 2
+  env "$@" NMT="$nmt" "$script" "$build/$name-record" "$build/$name-work" > "$out/$name.log" 2>&1
+  echo "$name: exit $?"
+  tail -3 "$out/$name.log"
+  tar czf "$out/$name.tar.gz" -C "$build" "$name-record"
+}
+
+step_distil() {
+  experiment distil scripts/distil-experiment.sh DEVICE=cuda T=85m WARMUP=1000 \
+    TEACHER_SEEDS="24 25 27"
+}
+
+step_robust() {
+  experiment robust scripts/robust-text-experiment.sh DEVICE=cuda
+}
+
 record_machine
 for step in "${steps[@]}"; do
   if [[ $(type -t "step_$step") != function ]]; then
-    echo "gpu-bench: unknown step '$step' (build, cuda, bench, translate, profile, train, test)" >&2
+    echo "gpu-bench: unknown step '$step' (build, cuda, bench, translate, profile, train, test, distil, robust)" >&2
     exit 2
   fi
   log "$step"
