@@ -1,7 +1,5 @@
 #include "nmt/device.h"
 
-#include <thread>
-
 #ifdef __GLIBC__
 #include <malloc.h>
 
@@ -12,6 +10,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
+#include "nmt/cpu_count.h"
 #include "nmt/error.h"
 
 namespace nmt {
@@ -40,8 +39,7 @@ void make_current_device(const c10::Device& device) {
 }
 
 int64_t set_threads(int64_t threads) {
-  const int64_t count =
-      threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t count = threads > 0 ? threads : usable_cpu_count();
   if (at::get_num_threads() != count) at::set_num_threads(static_cast<int>(count));
   return count;
 }

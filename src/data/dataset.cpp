@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "nmt/check.h"
+#include "nmt/cpu_count.h"
 #include "nmt/data/read_ahead.h"
 #include "nmt/error.h"
 #include "nmt/format.h"
@@ -141,7 +142,7 @@ std::vector<CleanedPair> clean_in_parallel(std::size_t first,
   constexpr std::size_t kBlock = 512;
   std::vector<CleanedPair> cleaned(last - first);
   if (cleaned.empty()) return cleaned;
-  if (threads == 0) threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
+  if (threads == 0) threads = std::clamp<std::size_t>(usable_cpu_count(), 1, 64);
   const std::size_t blocks = (cleaned.size() + kBlock - 1) / kBlock;
   std::atomic<std::size_t> next_block{0};
   const auto work = [&] {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "nmt/cpu_count.h"
 #include "nmt/cpu_features.h"
 #include "nmt/model/linear.h"
 #include "nmt/train/communicator.h"
@@ -110,11 +111,11 @@ std::string describe_build(const std::string& nmt_version) {
       "  CPU tier      {}\n"
       "  vector loops  {}\n"
       "  BLAS          {}\n"
-      "  CPU threads   {} hardware threads",
+      "  CPU threads   {} usable of {} online (affinity, cgroup quota: what --threads 0 takes)",
       nmt_version, TORCH_VERSION, cuda_line(),
       train::has_nccl() ? "yes (CUDA ranks train together)" : "no",
       train::has_gloo() ? "yes (CPU ranks train together)" : "no (Debian: libgloo-dev)",
-      int8_line(), bf16_line(), tier_line(), vector_loops_line(), blas_line(),
+      int8_line(), bf16_line(), tier_line(), vector_loops_line(), blas_line(), usable_cpu_count(),
       std::thread::hardware_concurrency());
 }
 

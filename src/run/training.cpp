@@ -11,8 +11,8 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
+#include "nmt/cpu_count.h"
 #include "nmt/data/batch_plan.h"
 #include "nmt/device.h"
 #include "nmt/error.h"
@@ -238,7 +238,7 @@ std::unique_ptr<SampledEpochs> sampled_epochs(const Config& config,
                                               const train::Communicator* communicator) {
   const std::optional<text::SubwordSampling> sampling = text::subword_sampling(config.text);
   if (!sampling) return nullptr;
-  const auto cores = static_cast<int64_t>(std::thread::hardware_concurrency());
+  const int64_t cores = usable_cpu_count();
   const int64_t ranks_here = communicator ? communicator->placement().local_world_size : 1;
   SampledEpochsOptions options;
   options.sampling = *sampling;
@@ -272,7 +272,7 @@ c10::Device rank_device(const Config& config, const train::RankPlacement& placem
 
 int64_t rank_threads(int64_t configured, const train::RankPlacement& placement) {
   if (configured > 0) return configured;
-  const auto cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t cores = usable_cpu_count();
   return std::max<int64_t>(1, cores / placement.local_world_size);
 }
 
