@@ -34,6 +34,15 @@ function(nmt_share_torch_headers)
     else()
       target_precompile_headers(${target} REUSE_FROM nmt_torch_core)
     endif()
+    # A file compiled with options of its own cannot use the header (-fno-math-errno defines
+    # __NO_MATH_ERRNO__), and GCC says so (-Winvalid-pch: an error under NMT_WERROR).
+    get_target_property(sources ${target} SOURCES)
+    foreach(source IN LISTS sources)
+      get_source_file_property(options ${source} COMPILE_OPTIONS)
+      if(options)
+        set_source_files_properties(${source} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+      endif()
+    endforeach()
   endforeach()
 endfunction()
 
