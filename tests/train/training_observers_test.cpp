@@ -1,7 +1,6 @@
 #include "nmt/train/training_observers.h"
 
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -9,32 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "captured_log.h"
 #include "nmt/io.h"
 #include "test_utils.h"
 
 namespace nmt::train {
 namespace {
 
-// What spdlog's default logger prints while it lives, one message per line without prefixes.
-class CapturedLog {
- public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>(
-        "captured", std::make_shared<spdlog::sinks::ostream_sink_st>(text_));
-    logger->set_pattern("%v");
-    logger->set_level(spdlog::level::info);
-    spdlog::set_default_logger(logger);
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-
-  std::string text() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
+using testing::CapturedLog;
 
 ValidationResult loss_of(double loss) {
   ValidationResult result;
