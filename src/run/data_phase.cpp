@@ -22,6 +22,7 @@
 #include "nmt/run/open_run.h"
 #include "nmt/text/placeholders.h"
 #include "nmt/text/vocab.h"
+#include "run/split_checkpoint.h"
 
 namespace nmt::run {
 namespace {
@@ -400,6 +401,41 @@ std::size_t write_training_split(const Config& config,
   return pairs.pairs();
 }
 
+// The corpora cleaned and split (the training text at checkpoint.train_text()), kept until the
+// data phase ends; or the split an unfinished data phase of the same inputs kept.
+CheckpointedSplit split_corpora(const Config& config,
+                                const RunDir& dir,
+                                const SplitCheckpoint& checkpoint,
+                                ScratchFiles& scratch) {
+  if (std::optional<CheckpointedSplit> kept = checkpoint.take()) {
+    spdlog::info(
+        "{} holds the split of an unfinished data phase of these corpora and data settings: "
+        "{} training pairs, not read and split again",
+        dir.path(), kept->splits.train_size);
+    return std::move(*kept);
+  }
+  CheckpointedSplit split;
+  split.reads = nlohmann::json::array();
+  // prepare.json lists the training corpora first, as the configuration does; the named dev and
+  // test sets are read before them.
+  nlohmann::json held_out_reads = nlohmann::json::array();
+  ProgressLog reading("cleaning and splitting");
+  const data::ReadObserver observer{
+      [&](const char* role, const data::ReadReport& report) {
+        log_read_report(report);
+        (std::string(role) == "train" ? split.reads : held_out_reads)
+            .push_back(read_json(role, report));
+      },
+      [&reading](std::size_t pairs) { reading.update(pairs); }};
+  split.splits = data::stream_splits(config.data, config.text.clean, checkpoint.train_text(),
+                                     scratch.add("train.kept.tmp"), observer);
+  spdlog::info("cleaned and split {} training-corpus pairs in {}", split.splits.report.input,
+               format_duration(reading.seconds()));
+  for (nlohmann::json& read : held_out_reads) split.reads.push_back(std::move(read));
+  checkpoint.save(split);
+  return split;
+}
+
 // Maps dir's token file of split, refusing one written for other vocabularies.
 data::EncodedCorpus map_token_file(const RunDir& dir,
                                    Split split,
@@ -434,27 +470,13 @@ PreparedData prepare_data(const Config& config,
   } else if (!config.data.source_lang.empty() || !config.data.target_lang.empty()) {
     spdlog::info("direction:{}", describe_direction(config.data));
   }
+  const SplitCheckpoint checkpoint(dir, config);
   ScratchFiles scratch(dir);
-  TrainingText training{{scratch.add("train.cleaned.tmp")}, 0, {}};
-  // prepare.json lists the training corpora first, as the configuration does; the named dev and
-  // test sets are read before them.
-  nlohmann::json reads = nlohmann::json::array();
-  nlohmann::json held_out_reads = nlohmann::json::array();
-  ProgressLog reading("cleaning and splitting");
-  const data::ReadObserver observer{
-      [&](const char* role, const data::ReadReport& report) {
-        log_read_report(report);
-        (std::string(role) == "train" ? reads : held_out_reads).push_back(read_json(role, report));
-      },
-      [&reading](std::size_t pairs) { reading.update(pairs); }};
-  data::StreamedSplits splits =
-      data::stream_splits(config.data, config.text.clean, training.files.front(),
-                          scratch.add("train.kept.tmp"), observer);
-  spdlog::info("cleaned and split {} training-corpus pairs in {}", splits.report.input,
-               format_duration(reading.seconds()));
-  for (nlohmann::json& read : held_out_reads) reads.push_back(std::move(read));
-  training.size = splits.train_size;
-  training.corpus = std::move(splits.train_corpus);
+  CheckpointedSplit split = split_corpora(config, dir, checkpoint, scratch);
+  data::StreamedSplits& splits = split.splits;
+  const nlohmann::json& reads = split.reads;
+  TrainingText training{{checkpoint.train_text()}, splits.train_size,
+                        std::move(splits.train_corpus)};
   const data::AugmentReport augmented =
       augment_training_text(config.data, training, scratch.add("train.added.tmp"));
   log_augmentation(augmented);
@@ -487,6 +509,7 @@ PreparedData prepare_data(const Config& config,
       dir.prepare_report(),
       report_json(reads, splits.report, sizes, augmented, prepared.tokenizers, unknown).dump(2) +
           "\n");
+  checkpoint.remove();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("data ready in {} ({:.1f} s)", dir.path(), seconds);

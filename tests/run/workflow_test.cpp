@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "captured_log.h"
 #include "nmt/cpu_count.h"
 #include "nmt/cpu_features.h"
 #include "nmt/data/augment.h"
@@ -729,6 +730,51 @@ TEST(DataPhaseTest, TheStreamedDataPhaseWritesWhatTheStepsInMemoryMake) {
   for (const auto& entry : std::filesystem::directory_iterator(run.path())) {
     EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
   }
+}
+
+// A data phase that stops after its split (here: the vocabulary run it is given has no
+// vocabulary) goes on from the split the next time, and prepares what one run straight through
+// prepares; other data settings split again.
+TEST(DataPhaseTest, ADataPhaseStoppedAfterItsSplitGoesOnFromIt) {
+  testing::ScratchDir dir;
+  const Config config = load_config(tiny_config(dir));
+  const RunDir straight(dir.file("straight"));
+  prepare_data(config, straight);
+  const RunDir stopped(dir.file("stopped"));
+  const RunDir no_vocabulary(dir.file("empty"));
+  std::filesystem::create_directories(no_vocabulary.path());
+  EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);
+  EXPECT_TRUE(std::filesystem::exists(stopped.file("split.json.tmp")));
+  EXPECT_FALSE(std::filesystem::exists(stopped.prepare_report()));
+  {
+    const testing::CapturedLog log;
+    prepare_data(config, stopped);
+    EXPECT_NE(log.text().find(stopped.path() +
+                              " holds the split of an unfinished data phase of these corpora and "
+                              "data settings: "),
+              std::string::npos)
+        << log.text();
+    EXPECT_EQ(log.text().find("cleaned and split"), std::string::npos) << log.text();
+  }
+  for (const std::string name :
+       {"train.tsv", "valid.tsv", "test.tsv", "train.ids", "valid.ids", "prepare.json"}) {
+    EXPECT_EQ(testing::read_file(stopped.file(name)), testing::read_file(straight.file(name)))
+        << name;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(stopped.path())) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
+  }
+
+  Config shorter = config;
+  shorter.data.max_words = 6;
+  EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);
+  const testing::CapturedLog log;
+  prepare_data(shorter, stopped);
+  EXPECT_NE(log.text().find("a split kept by an earlier data phase of other data settings or "
+                            "corpus files; splitting again"),
+            std::string::npos)
+      << log.text();
+  EXPECT_NE(log.text().find("cleaned and split"), std::string::npos) << log.text();
 }
 
 TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInMemory) {

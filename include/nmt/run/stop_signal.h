@@ -4,7 +4,8 @@
 //     batches; it then saves checkpoint.pt and returns;
 //   - at once (exit_at_once, the data phase): the process prints a message and ends with status
 //     130 right away, since there is nothing to save. Every file of a run is written atomically and
-//     config.json comes first, so `nmt train --resume` then prepares the data again.
+//     config.json comes first, so `nmt train --resume` then prepares the data again (from the
+//     split the data phase keeps once it is made: src/run/split_checkpoint.h).
 // The previous handlers come back when it is destroyed. Never logs.
 #pragma once
 
