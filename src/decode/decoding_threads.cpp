@@ -11,8 +11,13 @@ namespace nmt::decode {
 
 DecodingThreads::DecodingThreads(std::size_t translators, int64_t threads) : threads_(threads) {
   const std::size_t count = std::max<std::size_t>(1, translators);
-  workers_.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) workers_.emplace_back([this] { work(); });
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (std::size_t i = 0; i < count; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    Worker& worker = *workers_.back();
+    idle_.push_back(&worker);
+    worker.thread = std::thread([this, &worker] { work(worker); });
+  }
 }
 
 DecodingThreads::~DecodingThreads() {
@@ -21,21 +26,21 @@ DecodingThreads::~DecodingThreads() {
     const std::lock_guard<std::mutex> lock(mutex_);
     is_closing_ = true;
   }
-  call_started_.notify_all();
-  for (std::thread& worker : workers_) worker.join();
+  for (const std::unique_ptr<Worker>& worker : workers_) worker->wake.notify_one();
+  for (const std::unique_ptr<Worker>& worker : workers_) worker->thread.join();
 }
 
-void DecodingThreads::work() {
+void DecodingThreads::work(Worker& me) {
   set_threads(threads_);  // this thread's OpenMP team, for OpenBLAS too
-  uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    call_started_.wait(lock, [&] { return is_closing_ || call_ != seen; });
+    me.wake.wait(lock, [&] { return is_closing_ || me.is_called; });
     if (is_closing_) return;
-    seen = call_;
+    me.is_called = false;
     lock.unlock();
     take_tasks();
     lock.lock();
+    idle_.push_back(&me);
     if (--working_ == 0) call_ended_.notify_one();
   }
 }
@@ -68,9 +73,15 @@ void DecodingThreads::run(std::size_t count, const std::function<void(std::size_
   caller_state_ = &caller_state;
   next_ = 0;
   error_ = nullptr;
-  working_ = workers_.size();
-  ++call_;
-  call_started_.notify_all();
+  // The workers idle for the shortest time: their caches and buffers are the warmest. One that
+  // finds no task left (another took it first) is done with the call.
+  working_ = std::min(count, idle_.size());
+  for (std::size_t i = 0; i < working_; ++i) {
+    Worker& worker = *idle_.back();
+    idle_.pop_back();
+    worker.is_called = true;
+    worker.wake.notify_one();
+  }
   call_ended_.wait(lock, [&] { return working_ == 0; });
   task_ = nullptr;
   caller_state_ = nullptr;

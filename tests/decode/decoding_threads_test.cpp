@@ -25,6 +25,18 @@ TEST(DecodingThreadsTest, RunsEveryTaskOnceInEachCall) {
   workers.run(0, [](std::size_t) { FAIL() << "no task to run"; });
 }
 
+// A call with one task (a server's one-sentence batch) goes to the worker that ended the last call,
+// every time: the other workers stay asleep and its caches stay warm.
+TEST(DecodingThreadsTest, OneTaskGoesToTheWorkerThatRanLast) {
+  DecodingThreads workers(3, 1);
+  std::set<std::thread::id> seen;
+  for (int call = 0; call < 20; ++call) {
+    workers.run(1, [&seen](std::size_t) { seen.insert(std::this_thread::get_id()); });
+  }
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen.count(std::this_thread::get_id()), 0u) << "a worker runs it, not the caller";
+}
+
 TEST(DecodingThreadsTest, TheSameWorkersDecodeEveryCallWithTheirOwnThreadCount) {
   const ThreadCountScope caller(2);
   const c10::InferenceMode inference;

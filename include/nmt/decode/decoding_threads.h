@@ -5,7 +5,9 @@
 // (docs/performance.md). Workers that stay keep their OpenMP teams and BLAS buffers from one call
 // to the next, where threads started per call built them anew, and no call sets any thread's
 // count. Tasks run under their caller's LibTorch thread-local state (grad and inference mode, the
-// profiler), as at::launch runs them.
+// profiler), as at::launch runs them. A call wakes the workers that ended their last call most
+// recently, and no more than it has tasks: a server's one-sentence batches go to one worker, not to
+// each in turn.
 #pragma once
 
 #include <condition_variable>
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -40,24 +43,29 @@ class DecodingThreads {
   void run(std::size_t count, const std::function<void(std::size_t)>& task);
 
  private:
-  void work();
+  struct Worker {
+    std::condition_variable wake;
+    bool is_called = false;  // woken for the current call
+    std::thread thread;
+  };
+
+  void work(Worker& me);
   // Takes tasks of the current call until none is left.
   void take_tasks();
 
   int64_t threads_;
   std::mutex call_mutex_;  // one call at a time
   std::mutex mutex_;       // guards what follows, up to the workers
-  std::condition_variable call_started_;
   std::condition_variable call_ended_;
-  uint64_t call_ = 0;  // counts the calls, so that a worker sees a new one
   std::size_t count_ = 0;
   const std::function<void(std::size_t)>* task_ = nullptr;
   const at::ThreadLocalState* caller_state_ = nullptr;
   std::size_t next_ = 0;     // the next task to take
-  std::size_t working_ = 0;  // workers not yet done with the current call
+  std::size_t working_ = 0;  // workers called for the current call, not yet done with it
   std::exception_ptr error_;
   bool is_closing_ = false;
-  std::vector<std::thread> workers_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<Worker*> idle_;  // the worker that ended a call last at the back
 };
 
 }  // namespace nmt::decode
