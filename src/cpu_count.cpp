@@ -6,12 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <thread>
-#include <vector>
+
+#include "nmt/cgroup.h"
 
 namespace nmt {
 namespace {
@@ -29,46 +27,15 @@ std::optional<double> quota(int64_t quota_us, int64_t period_us) {
   return static_cast<double>(quota_us) / static_cast<double>(period_us);
 }
 
-std::optional<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::optional<double> smaller(std::optional<double> a, std::optional<double> b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::min(*a, *b);
-}
-
 // The quota a group's files set: v2's cpu.max, else v1's pair.
 std::optional<double> group_quota(const std::filesystem::path& group) {
-  if (const auto cpu_max = read_file(group / "cpu.max")) return cpu_quota_from_cpu_max(*cpu_max);
-  const auto quota_us = read_file(group / "cpu.cfs_quota_us");
-  const auto period_us = read_file(group / "cpu.cfs_period_us");
+  if (const auto cpu_max = read_cgroup_file(group / "cpu.max")) {
+    return cpu_quota_from_cpu_max(*cpu_max);
+  }
+  const auto quota_us = read_cgroup_file(group / "cpu.cfs_quota_us");
+  const auto period_us = read_cgroup_file(group / "cpu.cfs_period_us");
   if (quota_us && period_us) return cpu_quota_from_cfs(*quota_us, *period_us);
   return std::nullopt;
-}
-
-// The group at `path` under `hierarchy` and each one above it, up to the hierarchy's root.
-std::optional<double> quota_on_the_way_up(const std::filesystem::path& hierarchy,
-                                          std::filesystem::path path) {
-  std::optional<double> found;
-  while (true) {
-    found = smaller(found, group_quota(hierarchy / path.relative_path()));
-    if (!path.has_relative_path()) return found;
-    path = path.parent_path();
-  }
-}
-
-bool names_cpu_controller(std::string_view controllers) {
-  std::size_t start = 0;
-  while (start <= controllers.size()) {
-    const std::size_t comma = std::min(controllers.find(',', start), controllers.size());
-    if (controllers.substr(start, comma - start) == "cpu") return true;
-    start = comma + 1;
-  }
-  return false;
 }
 
 int affinity_cpus() {
@@ -106,28 +73,15 @@ std::optional<double> cpu_quota_from_cfs(std::string_view quota_us, std::string_
 std::optional<double> cgroup_cpu_quota(std::string_view proc_self_cgroup,
                                        const std::filesystem::path& cgroup_mount) {
   std::optional<double> found;
-  std::istringstream lines{std::string(proc_self_cgroup)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    // hierarchy-id:controllers:path
-    const std::size_t first = line.find(':');
-    if (first == std::string::npos) continue;
-    const std::size_t second = line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    const std::string_view controllers(line.data() + first + 1, second - first - 1);
-    const std::filesystem::path path = line.substr(second + 1);
-    if (path.empty() || !path.is_absolute()) continue;
-    if (line.compare(0, first, "0") == 0 && controllers.empty()) {
-      found = smaller(found, quota_on_the_way_up(cgroup_mount, path));
-    } else if (names_cpu_controller(controllers)) {
-      found = smaller(found, quota_on_the_way_up(cgroup_mount / controllers, path));
-    }
-  }
+  for_each_cgroup_up(proc_self_cgroup, cgroup_mount, "cpu",
+                     [&found](const std::filesystem::path& group) {
+                       found = smaller_limit(found, group_quota(group));
+                     });
   return found;
 }
 
 int usable_cpu_count() {
-  const std::optional<std::string> membership = read_file("/proc/self/cgroup");
+  const std::optional<std::string> membership = read_cgroup_file("/proc/self/cgroup");
   const std::optional<double> quota =
       membership ? cgroup_cpu_quota(*membership, "/sys/fs/cgroup") : std::nullopt;
   return usable_cpus(affinity_cpus(), quota);

@@ -25,11 +25,9 @@ std::optional<double> cpu_quota_from_cpu_max(std::string_view cpu_max);
 // nullopt for -1 (none) or text that is not one.
 std::optional<double> cpu_quota_from_cfs(std::string_view quota_us, std::string_view period_us);
 
-// The smallest CPU quota set on the groups a process belongs to or above them, given its
-// /proc/self/cgroup (cgroup v2's "0::/a/b" and v1's "4:cpu,cpuacct:/a/b" lines) and where the
-// hierarchies are mounted (/sys/fs/cgroup): cpu.max, or v1's cpu controller's files, of /a/b, /a
-// and the root; nullopt where none is set. Inside a container the path is often "/", its own
-// group.
+// The smallest CPU quota set on the groups of proc_self_cgroup or above them (as
+// for_each_cgroup_up walks them under cgroup_mount): cpu.max, or v1's cpu controller's files;
+// nullopt where none is set.
 std::optional<double> cgroup_cpu_quota(std::string_view proc_self_cgroup,
                                        const std::filesystem::path& cgroup_mount);
 

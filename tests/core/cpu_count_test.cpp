@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "test_utils.h"
+#include "cgroup_mount.h"
 
 namespace nmt {
 namespace {
@@ -33,18 +33,16 @@ TEST(CpuCountTest, QuotasAreReadFromBothCgroupVersionsFormats) {
   EXPECT_EQ(cpu_quota_from_cfs("fifty", "100000"), std::nullopt);
 }
 
-// A cgroup mount with groups and files, as Linux lays them out.
 class CgroupTreeTest : public ::testing::Test {
  protected:
   void write(const std::string& group, const std::string& file, const std::string& text) const {
-    std::filesystem::create_directories(std::filesystem::path(mount_.path()) / group);
-    mount_.write(group + "/" + file, text);
+    mount_.write(group, file, text);
   }
   std::optional<double> quota(const std::string& proc_self_cgroup) const {
     return cgroup_cpu_quota(proc_self_cgroup, mount_.path());
   }
 
-  testing::ScratchDir mount_;
+  testing::CgroupMount mount_;
 };
 
 TEST_F(CgroupTreeTest, AV2QuotaSetAboveTheProcesssGroupCounts) {
