@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <fstream>
 #include <regex>
+#include <utility>
 
+#include "nmt/cgroup.h"
 #include "nmt/format.h"
 
 namespace nmt {
@@ -21,26 +23,26 @@ std::optional<int64_t> read_mem_available() {
   return std::nullopt;
 }
 
-std::optional<int64_t> read_number(const std::string& path) {
-  std::ifstream in(path);
-  std::string text;
-  if (!(in >> text) || text == "max") return std::nullopt;
+std::optional<int64_t> whole_number(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
   try {
-    return std::stoll(text);
+    std::size_t end = 0;
+    const int64_t value = std::stoll(*text, &end);
+    return text->find_first_not_of(" \n", end) == std::string::npos
+               ? std::optional<int64_t>(value)
+               : std::nullopt;
   } catch (const std::exception&) {
-    return std::nullopt;
+    return std::nullopt;  // "max", v2's word for no limit, among them
   }
 }
 
-// cgroup v2: memory.max minus memory.current of this process's group.
-std::optional<int64_t> read_cgroup_headroom() {
-  std::ifstream membership("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(membership, line)) {
-    if (line.rfind("0::", 0) != 0) continue;
-    const std::string group = "/sys/fs/cgroup" + line.substr(3);
-    const auto limit = read_number(group + "/memory.max");
-    const auto used = read_number(group + "/memory.current");
+// What a group's limit leaves: v2's memory.max less memory.current, else v1's pair.
+std::optional<int64_t> group_headroom(const std::filesystem::path& group) {
+  for (const auto& [limit_file, usage_file] :
+       {std::pair{"memory.max", "memory.current"},
+        std::pair{"memory.limit_in_bytes", "memory.usage_in_bytes"}}) {
+    const auto limit = whole_number(read_cgroup_file(group / limit_file));
+    const auto used = whole_number(read_cgroup_file(group / usage_file));
     if (limit && used) return std::max<int64_t>(*limit - *used, 0);
   }
   return std::nullopt;
@@ -48,9 +50,21 @@ std::optional<int64_t> read_cgroup_headroom() {
 
 }  // namespace
 
+std::optional<int64_t> cgroup_memory_headroom(std::string_view proc_self_cgroup,
+                                              const std::filesystem::path& cgroup_mount) {
+  std::optional<int64_t> found;
+  for_each_cgroup_up(proc_self_cgroup, cgroup_mount, "memory",
+                     [&found](const std::filesystem::path& group) {
+                       found = smaller_limit(found, group_headroom(group));
+                     });
+  return found;
+}
+
 std::optional<int64_t> available_host_memory() {
   std::optional<int64_t> available = read_mem_available();
-  const std::optional<int64_t> cgroup = read_cgroup_headroom();
+  const std::optional<std::string> membership = read_cgroup_file("/proc/self/cgroup");
+  const std::optional<int64_t> cgroup =
+      membership ? cgroup_memory_headroom(*membership, "/sys/fs/cgroup") : std::nullopt;
   if (cgroup) available = available ? std::min(*available, *cgroup) : *cgroup;
   return available;
 }
