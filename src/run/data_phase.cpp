@@ -341,6 +341,26 @@ text::TokenizerPair build_tokenizers(const Config& config,
   return tokenizers;
 }
 
+// build_tokenizers' vocabularies, or those an unfinished data phase of the same split and text
+// settings trained and kept.
+text::TokenizerPair checkpointed_tokenizers(const Config& config,
+                                            const RunDir& dir,
+                                            const TrainingText& training,
+                                            const SplitCheckpoint& checkpoint,
+                                            const RunDir* vocabulary_source) {
+  if (vocabulary_source) return build_tokenizers(config, training, vocabulary_source);
+  if (std::optional<text::TokenizerPair> kept = checkpoint.take_vocabularies(config.text)) {
+    spdlog::info(
+        "{} holds the vocabularies of an unfinished data phase of this split and these text "
+        "settings: not trained again",
+        dir.path());
+    return std::move(*kept);
+  }
+  text::TokenizerPair tokenizers = build_tokenizers(config, training, nullptr);
+  checkpoint.save_vocabularies(config.text, tokenizers);
+  return tokenizers;
+}
+
 // Encodes the training text a chunk at a time on all cores, drops its pairs too long in tokens
 // (counted in report), applies the corpus weights and writes what is left to dir's train.tsv and
 // train.ids, committing both only when a pair is left. Returns the pairs written.
@@ -482,7 +502,8 @@ PreparedData prepare_data(const Config& config,
   log_augmentation(augmented);
 
   PreparedData prepared;
-  prepared.tokenizers = build_tokenizers(config, training, vocabulary_source);
+  prepared.tokenizers =
+      checkpointed_tokenizers(config, dir, training, checkpoint, vocabulary_source);
   std::optional<UnknownPieces> unknown;
   if (vocabulary_source) unknown.emplace();
   const SplitSizes sizes{write_training_split(config, training, prepared.tokenizers, dir,

@@ -82,6 +82,17 @@ std::vector<uint32_t> read_corpus_indices(const std::string& path, std::size_t p
   return indices;
 }
 
+// The text settings a vocabulary is trained with: all but how training samples segmentations.
+nlohmann::json vocabulary_settings(const text::TextOptions& options) {
+  text::TextOptions trained = options;
+  trained.sampling_nbest = 0;
+  trained.sampling_alpha = 0.0;
+  trained.bpe_dropout = 0.0;
+  Config config;
+  config.text = trained;
+  return config_to_json(config).at("text");
+}
+
 }  // namespace
 
 SplitCheckpoint::SplitCheckpoint(const RunDir& dir, const Config& config)
@@ -123,10 +134,49 @@ std::optional<CheckpointedSplit> SplitCheckpoint::take() const {
                  error.what());
   }
   remove_tree(marker);
+  remove_vocabularies();
   return std::nullopt;
 }
 
+std::optional<text::TokenizerPair> SplitCheckpoint::take_vocabularies(
+    const text::TextOptions& options) const {
+  const std::string marker = path("split.vocab.json.tmp");
+  if (!std::filesystem::exists(marker)) return std::nullopt;
+  try {
+    const nlohmann::json kept = nlohmann::json::parse(read_text_file(marker));
+    if (kept.at("format") == kFormat && kept.at("text") == vocabulary_settings(options)) {
+      return text::load_tokenizers(options, path("split.vocab.tmp"));
+    }
+    spdlog::info(
+        "{}: vocabularies kept by an earlier data phase of other text settings; "
+        "training them again",
+        marker);
+  } catch (const std::exception& error) {
+    spdlog::warn(
+        "the vocabularies kept by an earlier data phase cannot be used ({}); training "
+        "them again",
+        error.what());
+  }
+  remove_vocabularies();
+  return std::nullopt;
+}
+
+void SplitCheckpoint::save_vocabularies(const text::TextOptions& options,
+                                        const text::TokenizerPair& tokenizers) const {
+  remove_vocabularies();
+  std::filesystem::create_directories(path("split.vocab.tmp"));
+  text::save_tokenizers(options, tokenizers, path("split.vocab.tmp"));
+  const nlohmann::json kept = {{"format", kFormat}, {"text", vocabulary_settings(options)}};
+  write_text_atomically(path("split.vocab.json.tmp"), kept.dump(1) + "\n");
+}
+
+void SplitCheckpoint::remove_vocabularies() const {
+  remove_tree(path("split.vocab.json.tmp"));
+  remove_tree(path("split.vocab.tmp"));
+}
+
 void SplitCheckpoint::save(const CheckpointedSplit& split) const {
+  remove_vocabularies();  // trained on another split
   const std::vector<uint32_t>& corpus = split.splits.train_corpus;
   write_file_atomically(path("split.corpus.tmp"), [&corpus](std::ostream& out) {
     out.write(reinterpret_cast<const char*>(corpus.data()),
@@ -144,7 +194,8 @@ void SplitCheckpoint::save(const CheckpointedSplit& split) const {
 }
 
 void SplitCheckpoint::remove() const {
-  // The marker first: a removal stopped half-way leaves no marker over missing files.
+  // The markers first: a removal stopped half-way leaves no marker over missing files.
+  remove_vocabularies();
   for (const char* name : {"split.json.tmp", "split.train.tmp", "split.corpus.tmp",
                            "split.valid.tmp", "split.test.tmp"}) {
     remove_tree(path(name));

@@ -9,6 +9,11 @@
 // reports and the inputs they came from (the data settings, text.clean, and each corpus file's
 // size and modification time). A split is used only when all of them are present, whole and made
 // from the same inputs; otherwise it is made again.
+//
+// The vocabularies trained on that split (SentencePiece's training, on one thread, and the pass
+// that takes its sample) are kept the same way, in split.vocab.tmp/ with split.vocab.json.tmp
+// naming the text settings they were trained with: they are used again only with the split they
+// came from and the same settings.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,6 +23,7 @@
 #include "nmt/data/dataset.h"
 #include "nmt/run/config.h"
 #include "nmt/run_dir.h"
+#include "nmt/text/tokenizer.h"
 
 namespace nmt::run {
 
@@ -42,11 +48,20 @@ class SplitCheckpoint {
   // Keeps the split (whose training text is at train_text()) until remove().
   void save(const CheckpointedSplit& split) const;
 
-  // Removes every file of the split: the data phase has ended.
+  // The vocabularies kept by an earlier data phase of the split take() gave and of these text
+  // settings, or nothing. Logs why kept ones are not used.
+  std::optional<text::TokenizerPair> take_vocabularies(const text::TextOptions& options) const;
+
+  // Keeps the vocabularies trained on the split until remove() or a new split.
+  void save_vocabularies(const text::TextOptions& options,
+                         const text::TokenizerPair& tokenizers) const;
+
+  // Removes every file of the split and of its vocabularies: the data phase has ended.
   void remove() const;
 
  private:
   std::string path(const char* name) const;
+  void remove_vocabularies() const;
 
   std::string dir_;
   std::string train_text_;

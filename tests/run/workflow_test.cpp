@@ -777,6 +777,58 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsSplitGoesOnFromIt) {
   EXPECT_NE(log.text().find("cleaned and split"), std::string::npos) << log.text();
 }
 
+// A data phase that fails after training its vocabularies (train.tsv cannot be put in place: a
+// directory stands there) trains them only once.
+TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
+  testing::ScratchDir dir;
+  Config config = load_config(tiny_config(dir));
+  config.text.tokenizer = text::TokenizerKind::kSentencePiece;
+  config.text.vocab_size = 400;
+  const RunDir straight(dir.file("straight"));
+  prepare_data(config, straight);
+  const RunDir stopped(dir.file("stopped"));
+  std::filesystem::create_directories(stopped.file("train.tsv"));
+  EXPECT_THROW(prepare_data(config, stopped), Error);
+  EXPECT_TRUE(std::filesystem::exists(stopped.file("split.vocab.json.tmp")));
+  std::filesystem::remove(stopped.file("train.tsv"));
+  {
+    const testing::CapturedLog log;
+    prepare_data(config, stopped);
+    EXPECT_NE(log.text().find(stopped.path() +
+                              " holds the vocabularies of an unfinished data phase of this split "
+                              "and these text settings: not trained again"),
+              std::string::npos)
+        << log.text();
+    EXPECT_EQ(log.text().find("vocabulary: training on"), std::string::npos) << log.text();
+  }
+  for (const std::string name : {"train.tsv", "train.ids", "valid.ids", "prepare.json",
+                                 "spm.src.model", "spm.tgt.model"}) {
+    EXPECT_EQ(testing::read_file(stopped.file(name)), testing::read_file(straight.file(name)))
+        << name;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(stopped.path())) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
+  }
+
+  // Other text settings train again, from the kept split.
+  std::filesystem::remove(stopped.prepare_report());
+  std::filesystem::remove(stopped.file("train.tsv"));
+  std::filesystem::create_directories(stopped.file("train.tsv"));
+  EXPECT_THROW(prepare_data(config, stopped), Error);
+  std::filesystem::remove(stopped.file("train.tsv"));
+  Config smaller = config;
+  smaller.text.vocab_size = 360;
+  const testing::CapturedLog log;
+  prepare_data(smaller, stopped);
+  EXPECT_NE(log.text().find("vocabularies kept by an earlier data phase of other text settings; "
+                            "training them again"),
+            std::string::npos)
+      << log.text();
+  EXPECT_NE(log.text().find("vocabulary: training on"), std::string::npos) << log.text();
+  EXPECT_NE(log.text().find("holds the split of an unfinished data phase"), std::string::npos)
+      << log.text();
+}
+
 TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInMemory) {
   testing::ScratchDir dir;
   const Config config = load_config(dir.write("sampled.json", R"({
