@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Wall time of `nmt translate "one sentence"`, start to exit, over repeated runs (hyperfine), and of
-# its parts: the process start alone (`nmt --version`: loading LibTorch and its libraries), the
-# same translation at capped tiers (NMT_CPU_ISA) and with another nmt binary for a before/after
+# its parts: the libraries alone (a program that links what nmt-torch links and runs nothing:
+# loading LibTorch and its dependencies), the process start alone (`nmt --version`), the same
+# translation at capped tiers (NMT_CPU_ISA) and with another nmt binary for a before/after
 # (build/src/nmt-torch, the program without its launcher, shows what the launcher saves).
 #
 #   scripts/bench-startup.sh --model RUN [--baseline OTHER_NMT] [--tiers "avx2 ..."] [--runs N]
@@ -43,8 +44,20 @@ echo "$command_line" > "$out/command.txt"
   echo "model: $(cd "$model" && pwd -P)"
 } > "$out/machine.txt"
 
+# The libraries alone: an empty program that needs nmt-torch's libraries, found where it finds
+# them. What `nmt --version` takes beyond it is nmt's own start.
+nmt_torch=$(dirname "$nmt")/nmt-torch
+libraries_alone=$(mktemp -d)/libraries-alone
+trap 'rm -rf "$(dirname "$libraries_alone")"' EXIT
+runpath=$(readelf -d "$nmt_torch" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\2/p')
+mapfile -t needed < <(readelf -d "$nmt_torch" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/-l:\1/p')
+echo 'int main(void) { return 0; }' |
+  ${CC:-cc} -x c - -o "$libraries_alone" -Wl,--no-as-needed ${runpath:+-Wl,-rpath,"$runpath"} \
+    $(tr ':' '\n' <<< "$runpath" | sed '/^$/d; s/^/-L/') "${needed[@]}"
+echo "libraries alone: ${#needed[@]} libraries needed, $(ldd "$libraries_alone" | wc -l) loaded" >> "$out/machine.txt"
+
 translate="-q translate --model '$model' 'I am hungry.'"
-commands=(-n "nmt --version" "'$nmt' --version" -n "nmt translate, one sentence" "'$nmt' $translate")
+commands=(-n "libraries alone" "'$libraries_alone'" -n "nmt --version" "'$nmt' --version" -n "nmt translate, one sentence" "'$nmt' $translate")
 if [[ -n $baseline ]]; then
   commands+=(-n "baseline translate, one sentence" "'$baseline' $translate")
 fi
