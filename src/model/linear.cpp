@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/int8_matmul.h"
+#include "nmt/model/initialisation.h"
 
 namespace nmt::model {
 bool has_int8_inference() { return has_int8_matmul(); }
@@ -46,6 +47,7 @@ torch::Tensor InferenceWeight::apply(const torch::Tensor& x) const {
 LinearImpl::LinearImpl(int64_t in_features, int64_t out_features) {
   weight = register_parameter("weight", torch::empty({out_features, in_features}));
   bias = register_parameter("bias", torch::empty({out_features}));
+  if (ParametersToBeLoaded::active()) return;
   // torch::nn::Linear's initialisation, in its order (the same seed gives the same weights).
   torch::nn::init::kaiming_uniform_(weight, std::sqrt(5.0));
   const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));

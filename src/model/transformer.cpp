@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "nmt/model/dropout.h"
+#include "nmt/model/initialisation.h"
 #include "nmt/text/vocab.h"
 
 namespace nmt::model {
@@ -18,9 +19,12 @@ torch::nn::LayerNorm layer_norm(int64_t d_model) {
 }
 
 torch::nn::Embedding embedding(int64_t vocab, const TransformerOptions& options) {
-  torch::nn::Embedding table(
-      torch::nn::EmbeddingOptions(vocab, options.d_model).padding_idx(text::kPadId));
-  if (options.tie_embeddings) {
+  auto table_options =
+      torch::nn::EmbeddingOptions(vocab, options.d_model).padding_idx(text::kPadId);
+  // A weight given to torch::nn::Embedding is taken as it is, not drawn.
+  if (ParametersToBeLoaded::active()) table_options._weight(torch::empty({vocab, options.d_model}));
+  torch::nn::Embedding table(table_options);
+  if (options.tie_embeddings && !ParametersToBeLoaded::active()) {
     // A matrix shared with the output layer starts at N(0, 1/D) so that initial logits are O(1)
     // (Press & Wolf 2017); scale_embeddings then restores unit variance at the input.
     torch::NoGradGuard no_grad;

@@ -9,6 +9,7 @@
 
 #include "nmt/device.h"
 #include "nmt/error.h"
+#include "nmt/model/initialisation.h"
 #include "nmt/train/checkpoint.h"
 
 namespace nmt::run {
@@ -59,6 +60,7 @@ model::Transformer load_weights(const model::TransformerOptions& options,
                                 const text::TokenizerPair& tokenizers,
                                 const std::string& checkpoint,
                                 const c10::Device& device) {
+  const model::ParametersToBeLoaded from_checkpoint;
   model::Transformer model(options, tokenizers.source->size(), tokenizers.target->size());
   model->to(device);
   train::load_checkpoint(checkpoint, model, nullptr, device, /*restore_rng=*/false);
