@@ -9,6 +9,10 @@
 #                            [--out DIR]
 #
 # --tiers: the translation again under NMT_CPU_ISA=TIER for each, by nmt and by the baseline.
+# With --baseline, the one-sentence translation also runs in --runs rounds alternating the two
+# binaries (who goes first alternates too), for a ratio that a shared machine's drift does not
+# bias as it does hyperfine's one-after-the-other: alternating.tsv (seconds of each run) and
+# alternating.md (medians, and the median of the rounds' differences).
 # Writes DIR (default data/benchmarks/startup-<UTC date>): command.txt, machine.txt, hyperfine's
 # JSON and markdown. Figures mean something only on an otherwise idle machine.
 # Environment: NMT (default build/src/nmt).
@@ -70,4 +74,39 @@ for tier in $tiers; do
 done
 hyperfine --warmup 3 --runs "$runs" --export-json "$out/hyperfine.json" \
   --export-markdown "$out/hyperfine.md" "${commands[@]}"
+
+# Seconds one run of a binary's one-sentence translation takes.
+time_translation() {
+  local start end
+  start=$(date +%s%N)
+  "$1" -q translate --model "$model" 'I am hungry.' > /dev/null
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.4f\n", ns / 1e9 }'
+}
+if [[ -n $baseline ]]; then
+  echo -e "round\tbaseline\tnmt" > "$out/alternating.tsv"
+  for ((round = 1; round <= runs; ++round)); do
+    if ((round % 2)); then
+      first=$(time_translation "$baseline"); second=$(time_translation "$nmt")
+      echo -e "$round\t$first\t$second" >> "$out/alternating.tsv"
+    else
+      first=$(time_translation "$nmt"); second=$(time_translation "$baseline")
+      echo -e "$round\t$second\t$first" >> "$out/alternating.tsv"
+    fi
+  done
+  python3 - "$out/alternating.tsv" > "$out/alternating.md" << 'PY'
+import statistics, sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().split("\n")[1:] if line]
+baseline = [float(row[1]) for row in rows]
+nmt = [float(row[2]) for row in rows]
+print("| one sentence, %d rounds alternating | median (s) | min (s) |" % len(rows))
+print("| --- | ---: | ---: |")
+print("| baseline | %.3f | %.3f |" % (statistics.median(baseline), min(baseline)))
+print("| nmt | %.3f | %.3f |" % (statistics.median(nmt), min(nmt)))
+print()
+print("median of the rounds' differences, nmt - baseline: %+.3f s"
+      % statistics.median(n - b for n, b in zip(nmt, baseline)))
+PY
+  cat "$out/alternating.md"
+fi
 echo "bench-startup: record in $out" >&2
