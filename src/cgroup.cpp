@@ -1,6 +1,7 @@
 #include "nmt/cgroup.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -51,6 +52,14 @@ void for_each_cgroup_up(std::string_view proc_self_cgroup,
       visit_on_the_way_up(cgroup_mount / controllers, path, visit);
     }
   }
+}
+
+std::optional<int64_t> cgroup_number(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 std::optional<std::string> read_cgroup_file(const std::filesystem::path& path) {

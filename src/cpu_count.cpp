@@ -3,7 +3,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,14 +12,6 @@
 
 namespace nmt {
 namespace {
-
-std::optional<int64_t> whole_number(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 std::optional<double> quota(int64_t quota_us, int64_t period_us) {
   if (quota_us <= 0 || period_us <= 0) return std::nullopt;
@@ -57,15 +48,15 @@ int usable_cpus(int affinity_cpus, std::optional<double> quota) {
 std::optional<double> cpu_quota_from_cpu_max(std::string_view cpu_max) {
   const std::size_t space = cpu_max.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
-  const auto quota_us = whole_number(cpu_max.substr(0, space));
-  const auto period_us = whole_number(cpu_max.substr(space + 1));
+  const auto quota_us = cgroup_number(cpu_max.substr(0, space));
+  const auto period_us = cgroup_number(cpu_max.substr(space + 1));
   if (!quota_us || !period_us) return std::nullopt;  // "max 100000" among them
   return quota(*quota_us, *period_us);
 }
 
 std::optional<double> cpu_quota_from_cfs(std::string_view quota_us, std::string_view period_us) {
-  const auto quota_value = whole_number(quota_us);
-  const auto period_value = whole_number(period_us);
+  const auto quota_value = cgroup_number(quota_us);
+  const auto period_value = cgroup_number(period_us);
   if (!quota_value || !period_value) return std::nullopt;
   return quota(*quota_value, *period_value);
 }

@@ -23,17 +23,8 @@ std::optional<int64_t> read_mem_available() {
   return std::nullopt;
 }
 
-std::optional<int64_t> whole_number(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  try {
-    std::size_t end = 0;
-    const int64_t value = std::stoll(*text, &end);
-    return text->find_first_not_of(" \n", end) == std::string::npos
-               ? std::optional<int64_t>(value)
-               : std::nullopt;
-  } catch (const std::exception&) {
-    return std::nullopt;  // "max", v2's word for no limit, among them
-  }
+std::optional<int64_t> number_in(const std::optional<std::string>& file_text) {
+  return file_text ? cgroup_number(*file_text) : std::nullopt;
 }
 
 // What a group's limit leaves: v2's memory.max less memory.current, else v1's pair.
@@ -41,8 +32,8 @@ std::optional<int64_t> group_headroom(const std::filesystem::path& group) {
   for (const auto& [limit_file, usage_file] :
        {std::pair{"memory.max", "memory.current"},
         std::pair{"memory.limit_in_bytes", "memory.usage_in_bytes"}}) {
-    const auto limit = whole_number(read_cgroup_file(group / limit_file));
-    const auto used = whole_number(read_cgroup_file(group / usage_file));
+    const auto limit = number_in(read_cgroup_file(group / limit_file));
+    const auto used = number_in(read_cgroup_file(group / usage_file));
     if (limit && used) return std::max<int64_t>(*limit - *used, 0);
   }
   return std::nullopt;

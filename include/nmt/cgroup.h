@@ -4,6 +4,7 @@
 // throws.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -22,6 +23,9 @@ void for_each_cgroup_up(std::string_view proc_self_cgroup,
                         const std::filesystem::path& cgroup_mount,
                         std::string_view controller,
                         const std::function<void(const std::filesystem::path& group)>& visit);
+
+// A cgroup file's whole number ("150000\n"), or nullopt for anything else ("max", "-", "12 MiB").
+std::optional<int64_t> cgroup_number(std::string_view text);
 
 // The whole text of a file, or nullopt where it cannot be read.
 std::optional<std::string> read_cgroup_file(const std::filesystem::path& path);
