@@ -86,6 +86,28 @@ void write_text_atomically(const std::string& path, const std::string& text) {
   write_file_atomically(path, [&text](std::ostream& out) { out << text; });
 }
 
+void join_files(const std::vector<std::string>& parts, const std::string& path) {
+  AtomicFile joined(path);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  for (const std::string& part : parts) {
+    const int fd = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot read " + part + ": " + std::strerror(errno));
+    while (true) {
+      const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        const int error = errno;
+        ::close(fd);
+        throw Error("cannot read " + part + ": " + std::strerror(error));
+      }
+      if (got == 0) break;
+      joined.append(buffer.data(), static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+  }
+  joined.commit();
+}
+
 bool remove_tree(const std::string& path) {
   if (::access(path.c_str(), F_OK) != 0) return true;
   // Depth first (FTW_DEPTH), without following symbolic links (FTW_PHYS).

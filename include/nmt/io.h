@@ -52,6 +52,11 @@ void write_file_atomically(const std::string& path,
 // Writes text to path atomically.
 void write_text_atomically(const std::string& path, const std::string& text);
 
+// Writes the bytes of parts, one after the other, to path atomically: a file written in parts
+// that were each kept as they were finished. Throws nmt::Error naming the part that cannot be
+// read or path when it cannot be written.
+void join_files(const std::vector<std::string>& parts, const std::string& path);
+
 // Deletes a directory tree (or a file); true when nothing is left. Used instead of
 // std::filesystem::remove_all, whose copy exported by the PyTorch wheel's libtorch.so crashes
 // when calls bind to it. Never throws.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -280,6 +281,34 @@ void TokenFileWriter::add(const std::vector<int64_t>& source, const std::vector<
   if (offsets_.size() * sizeof(uint64_t) >= kFlushBytes) flush_offsets();
 }
 
+void TokenFileWriter::add_all(const EncodedCorpus& corpus) {
+  if (corpus.source_vocabulary() != source_vocabulary_ ||
+      corpus.target_vocabulary() != target_vocabulary_) {
+    throw DataError(corpus.origin(),
+                    fmt::format("written for vocabularies of {} and {} entries, not the {} and {} "
+                                "of {}",
+                                corpus.source_vocabulary(), corpus.target_vocabulary(),
+                                source_vocabulary_, target_vocabulary_, file_.path()));
+  }
+  // Equal vocabulary sizes give equal id widths: the bytes are copied as they are.
+  const std::size_t ids = corpus.offset(2 * corpus.size());
+  const std::size_t ids_per_flush = kFlushBytes / static_cast<std::size_t>(id_bytes_);
+  for (std::size_t done = 0; done < ids; done += ids_per_flush) {
+    const std::size_t count = std::min(ids_per_flush, ids - done);
+    const unsigned char* bytes = corpus.ids_ + done * static_cast<std::size_t>(id_bytes_);
+    buffer_.insert(buffer_.end(), bytes, bytes + count * static_cast<std::size_t>(id_bytes_));
+    if (buffer_.size() >= kFlushBytes) behind_.append(buffer_);
+    corpus.release_pages();
+  }
+  for (std::size_t index = 1; index <= 2 * corpus.size(); ++index) {
+    offsets_.push_back(ids_ + corpus.offset(index));
+    if (offsets_.size() * sizeof(uint64_t) >= kFlushBytes) flush_offsets();
+  }
+  ids_ += ids;
+  pairs_ += corpus.size();
+  corpus.release_pages();
+}
+
 void TokenFileWriter::commit() {
   behind_.finish();
   const std::size_t id_bytes = static_cast<std::size_t>(ids_) * id_bytes_;
@@ -304,6 +333,15 @@ void TokenFileWriter::commit() {
   const uint64_t counts[2] = {pairs(), ids_};
   file_.append(counts, sizeof counts);
   file_.commit();
+}
+
+void join_token_files(const std::vector<std::string>& parts,
+                      const std::string& path,
+                      std::size_t source_vocabulary,
+                      std::size_t target_vocabulary) {
+  TokenFileWriter writer(path, source_vocabulary, target_vocabulary);
+  for (const std::string& part : parts) writer.add_all(EncodedCorpus::map(part));
+  writer.commit();
 }
 
 void write_token_file(const std::string& path,

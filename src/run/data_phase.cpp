@@ -71,6 +71,12 @@ struct UnknownPieces {
   nlohmann::json to_json() const {
     return {{"source", share(source, source_total)}, {"target", share(target, target_total)}};
   }
+  // The counts, as a tokenizing pass stopped half-way keeps them.
+  nlohmann::json counts() const { return {source, source_total, target, target_total}; }
+  static UnknownPieces from_counts(const nlohmann::json& counts) {
+    return {counts.at(0).get<int64_t>(), counts.at(1).get<int64_t>(), counts.at(2).get<int64_t>(),
+            counts.at(3).get<int64_t>()};
+  }
 };
 
 // A share of <UNK> pieces above which a kept vocabulary is said to fit the corpus badly.
@@ -176,17 +182,18 @@ void log_splits(const Config& config, const SplitSizes& sizes) {
 }
 
 // Logs how a long step advances, at most every kInterval: the pairs done, their rate and, with a
-// known total, the share done and the time left.
+// known total, the share done and the time left. A step that goes on from an earlier one's work
+// starts at `first` pairs done.
 class ProgressLog {
  public:
-  explicit ProgressLog(std::string what, std::size_t total = 0)
-      : what_(std::move(what)), total_(total), start_(Clock::now()), last_(start_) {}
+  explicit ProgressLog(std::string what, std::size_t total = 0, std::size_t first = 0)
+      : what_(std::move(what)), total_(total), first_(first), start_(Clock::now()), last_(start_) {}
 
   void update(std::size_t done) {
     const Clock::time_point now = Clock::now();
     if (now - last_ < kInterval) return;
     last_ = now;
-    const double rate = static_cast<double>(done) / seconds();
+    const double rate = static_cast<double>(done - std::min(done, first_)) / seconds();
     if (total_ == 0 || done >= total_) {
       spdlog::info("{}: {} pairs, {:.0f} a second", what_, done, rate);
       return;
@@ -203,6 +210,7 @@ class ProgressLog {
 
   std::string what_;
   std::size_t total_;
+  std::size_t first_;
   Clock::time_point start_;
   Clock::time_point last_;
 };
@@ -361,65 +369,184 @@ text::TokenizerPair checkpointed_tokenizers(const Config& config,
   return tokenizers;
 }
 
-// Encodes the training text a chunk at a time on all cores, drops its pairs too long in tokens
-// (counted in report), applies the corpus weights and writes what is left to dir's train.tsv and
-// train.ids, committing both only when a pair is left. Returns the pairs written.
-std::size_t write_training_split(const Config& config,
-                                 const TrainingText& training,
-                                 const text::TokenizerPair& tokenizers,
-                                 const RunDir& dir,
-                                 data::FilterReport& report,
-                                 UnknownPieces* unknown) {
-  data::PairFileWriter pairs(dir.split(Split::kTrain));
-  data::TokenFileWriter ids(dir.token_file(Split::kTrain), tokenizers.source->size(),
-                            tokenizers.target->size());
-  const bool is_weighted = data::is_weighted(config.data);
-  const std::vector<data::CorpusFile> corpora = config.data.training_corpora();
-  std::size_t kept = 0;
-  ProgressLog progress("tokenizing the training split", training.size);
-  for_each_chunk(training, [&](const std::vector<data::SentencePair>& chunk, std::size_t first) {
-    progress.update(first);
-    const data::EncodedCorpus encoded = data::encode_pairs(chunk, tokenizers);
-    for (std::size_t j = 0; j < chunk.size(); ++j) {
-      switch (
-          data::length_verdict(encoded.source_length(j), encoded.target_length(j), config.data)) {
-        case data::LengthVerdict::kTooManyTokens:
-          ++report.too_many_tokens;
-          continue;
-        case data::LengthVerdict::kLengthRatio:
-          ++report.length_ratio;
-          continue;
-        case data::LengthVerdict::kKept:
-          break;
-      }
-      const std::size_t copies =
-          is_weighted ? data::weighted_copies(kept, corpora.at(training.corpus[first + j]).weight,
-                                              config.data.seed)
-                      : 1;
-      ++kept;
-      if (copies == 0) continue;
-      const data::EncodedPair pair = encoded.pair(j);
-      if (unknown) unknown->add(pair, copies);
-      for (std::size_t copy = 0; copy < copies; ++copy) {
-        pairs.add(chunk[j]);
-        ids.add(pair.source, pair.target);
-      }
-    }
-  });
-  spdlog::info("tokenized {} training pairs in {}", training.size,
-               format_duration(progress.seconds()));
-  log_filters(config, report);
-  if (is_weighted) {
-    spdlog::info("corpus weights: {} training pairs become {}", kept, pairs.pairs());
-  }
-  if (pairs.pairs() == 0) {
-    throw DataError(config.data.training_corpora().front().name(),
-                    "no training pair left after cleaning, filtering and splitting");
-  }
-  pairs.commit();
-  ids.commit();
-  return pairs.pairs();
+// How many pairs of the training text one part of the tokenizing pass covers: a 32nd of it (what
+// a stopped pass loses at most), but no fewer than 128 pairs, whose files and marker would cost
+// more than tokenizing them again.
+std::size_t pairs_per_part(std::size_t training_pairs) {
+  constexpr std::size_t kParts = 32;
+  constexpr std::size_t kFewestPairs = 128;
+  return std::max(kFewestPairs, (training_pairs + kParts - 1) / kParts);
 }
+
+// The pass that encodes the training text a chunk at a time on all cores, drops its pairs too
+// long in tokens (counted in report), applies the corpus weights and writes what is left in parts
+// that the checkpoint keeps as each is finished (split_checkpoint.h); then joins them into dir's
+// train.tsv and train.ids. A pass stopped half-way goes on after its last finished part.
+class TokenizingPass {
+ public:
+  TokenizingPass(const Config& config,
+                 const RunDir& dir,
+                 const TrainingText& training,
+                 const text::TokenizerPair& tokenizers,
+                 const SplitCheckpoint& checkpoint,
+                 std::vector<std::string> vocabulary_files,
+                 data::FilterReport& report,
+                 UnknownPieces* unknown)
+      : config_(config),
+        dir_(dir),
+        training_(training),
+        tokenizers_(tokenizers),
+        checkpoint_(checkpoint),
+        vocabulary_files_(std::move(vocabulary_files)),
+        corpora_(config.data.training_corpora()),
+        is_weighted_(data::is_weighted(config.data)),
+        pairs_per_part_(pairs_per_part(training.size)),
+        report_(report),
+        unknown_(unknown) {
+    if (std::optional<TokenizedParts> kept =
+            checkpoint.take_parts(config.text, vocabulary_files_)) {
+      parts_ = std::move(*kept);
+      kept_ = parts_.counts.at("kept").get<std::size_t>();
+      written_ = parts_.counts.at("written").get<std::size_t>();
+      report_.too_many_tokens = parts_.counts.at("too_many_tokens").get<std::size_t>();
+      report_.length_ratio = parts_.counts.at("length_ratio").get<std::size_t>();
+      if (unknown_) *unknown_ = UnknownPieces::from_counts(parts_.counts.at("unknown"));
+      spdlog::info(
+          "{} holds the first {} of {} training pairs tokenized by an unfinished data phase of "
+          "this split and these vocabularies: not tokenized again",
+          dir.path(), parts_.input_pairs, training.size);
+    }
+  }
+
+  // Tokenizes the pairs after the kept parts and joins every part into the run directory's
+  // training split. Returns the pairs written.
+  std::size_t run() {
+    const std::size_t first_pair = parts_.input_pairs;
+    ProgressLog progress("tokenizing the training split", training_.size, first_pair);
+    for_each_chunk(training_, [&](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+      if (first + chunk.size() <= parts_.input_pairs) return;
+      progress.update(first);
+      add_chunk(chunk, first);
+    });
+    spdlog::info("tokenized {} training pairs in {}", training_.size - first_pair,
+                 format_duration(progress.seconds()));
+    log_filters(config_, report_);
+    if (is_weighted_) {
+      spdlog::info("corpus weights: {} training pairs become {}", kept_, written_);
+    }
+    if (written_ == 0) {
+      throw DataError(corpora_.front().name(),
+                      "no training pair left after cleaning, filtering and splitting");
+    }
+    std::vector<std::string> texts;
+    std::vector<std::string> ids;
+    for (std::size_t part = 0; part < parts_.count; ++part) {
+      texts.push_back(checkpoint_.part_text(part));
+      ids.push_back(checkpoint_.part_ids(part));
+    }
+    join_files(texts, dir_.split(Split::kTrain));
+    data::join_token_files(ids, dir_.token_file(Split::kTrain), tokenizers_.source->size(),
+                           tokenizers_.target->size());
+    return written_;
+  }
+
+ private:
+  // The part being written.
+  struct Part {
+    Part(const std::string& text_path,
+         const std::string& ids_path,
+         const text::TokenizerPair& tokenizers)
+        : pairs(text_path), ids(ids_path, tokenizers.source->size(), tokenizers.target->size()) {}
+
+    data::PairFileWriter pairs;
+    data::TokenFileWriter ids;
+  };
+
+  // Tokenizes the pairs of chunk (whose first pair is the training text's pair `first`) that no
+  // kept part covers.
+  void add_chunk(const std::vector<data::SentencePair>& chunk, std::size_t first) {
+    const std::size_t skipped = parts_.input_pairs > first ? parts_.input_pairs - first : 0;
+    const data::EncodedCorpus encoded =
+        skipped == 0 ? data::encode_pairs(chunk, tokenizers_)
+                     : data::encode_pairs(
+                           std::vector<data::SentencePair>(
+                               chunk.begin() + static_cast<std::ptrdiff_t>(skipped), chunk.end()),
+                           tokenizers_);
+    for (std::size_t j = skipped; j < chunk.size(); ++j) {
+      if (!part_) {
+        part_.emplace(checkpoint_.part_text(parts_.count), checkpoint_.part_ids(parts_.count),
+                      tokenizers_);
+      }
+      add_pair(chunk[j], encoded, j - skipped, first + j);
+      const std::size_t done = first + j + 1;
+      if (done % pairs_per_part_ == 0 || done == training_.size) finish_part(done);
+    }
+  }
+
+  // Writes the pair at `index` of the training text (encoded at `encoded_index` of encoded) to
+  // the part, as many times as its corpus weight says, unless it is too long in tokens.
+  void add_pair(const data::SentencePair& pair,
+                const data::EncodedCorpus& encoded,
+                std::size_t encoded_index,
+                std::size_t index) {
+    switch (data::length_verdict(encoded.source_length(encoded_index),
+                                 encoded.target_length(encoded_index), config_.data)) {
+      case data::LengthVerdict::kTooManyTokens:
+        ++report_.too_many_tokens;
+        return;
+      case data::LengthVerdict::kLengthRatio:
+        ++report_.length_ratio;
+        return;
+      case data::LengthVerdict::kKept:
+        break;
+    }
+    const std::size_t copies =
+        is_weighted_ ? data::weighted_copies(kept_, corpora_.at(training_.corpus[index]).weight,
+                                             config_.data.seed)
+                     : 1;
+    ++kept_;
+    if (copies == 0) return;
+    const data::EncodedPair ids = encoded.pair(encoded_index);
+    if (unknown_) unknown_->add(ids, copies);
+    for (std::size_t copy = 0; copy < copies; ++copy) {
+      part_->pairs.add(pair);
+      part_->ids.add(ids.source, ids.target);
+    }
+    written_ += copies;
+  }
+
+  // Puts the part's files in place and keeps them, covering the training text's first
+  // input_pairs pairs.
+  void finish_part(std::size_t input_pairs) {
+    part_->pairs.commit();
+    part_->ids.commit();
+    part_.reset();
+    ++parts_.count;
+    parts_.input_pairs = input_pairs;
+    parts_.counts = {{"kept", kept_},
+                     {"written", written_},
+                     {"too_many_tokens", report_.too_many_tokens},
+                     {"length_ratio", report_.length_ratio},
+                     {"unknown", unknown_ ? unknown_->counts() : nlohmann::json()}};
+    checkpoint_.save_parts(config_.text, vocabulary_files_, parts_);
+  }
+
+  const Config& config_;
+  const RunDir& dir_;
+  const TrainingText& training_;
+  const text::TokenizerPair& tokenizers_;
+  const SplitCheckpoint& checkpoint_;
+  const std::vector<std::string> vocabulary_files_;
+  const std::vector<data::CorpusFile> corpora_;
+  const bool is_weighted_;
+  const std::size_t pairs_per_part_;
+  data::FilterReport& report_;
+  UnknownPieces* unknown_;
+  TokenizedParts parts_;
+  std::size_t kept_ = 0;     // pairs the length filter kept: the corpus weights' counter
+  std::size_t written_ = 0;  // pairs written, copies included
+  std::optional<Part> part_;
+};
 
 // The corpora cleaned and split (the training text at checkpoint.train_text()), kept until the
 // data phase ends; or the split an unfinished data phase of the same inputs kept.
@@ -504,19 +631,21 @@ PreparedData prepare_data(const Config& config,
   PreparedData prepared;
   prepared.tokenizers =
       checkpointed_tokenizers(config, dir, training, checkpoint, vocabulary_source);
+  // Saved first: the tokenizing pass's kept parts name the vocabulary files they were made with.
+  const std::vector<std::string> files =
+      text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
+  spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
+               prepared.tokenizers.target->size(), fmt::join(files, ", "));
   std::optional<UnknownPieces> unknown;
   if (vocabulary_source) unknown.emplace();
-  const SplitSizes sizes{write_training_split(config, training, prepared.tokenizers, dir,
-                                              splits.report, unknown ? &*unknown : nullptr),
-                         splits.valid.size(), splits.test.size()};
+  TokenizingPass tokenizing(config, dir, training, prepared.tokenizers, checkpoint, files,
+                            splits.report, unknown ? &*unknown : nullptr);
+  const SplitSizes sizes{tokenizing.run(), splits.valid.size(), splits.test.size()};
   log_splits(config, sizes);
   if (unknown) log_unknown_pieces(*unknown, *vocabulary_source);
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
 
-  const auto files = text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
-  spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
-               prepared.tokenizers.target->size(), fmt::join(files, ", "));
   data::write_token_file(dir.token_file(Split::kValid),
                          data::encode_pairs(splits.valid, prepared.tokenizers),
                          prepared.tokenizers.source->size(), prepared.tokenizers.target->size());

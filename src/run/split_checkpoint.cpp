@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -93,6 +94,22 @@ nlohmann::json vocabulary_settings(const text::TextOptions& options) {
   return config_to_json(config).at("text");
 }
 
+// What tells the vocabularies a tokenizing pass used: the text settings they are used with (but
+// sampling's, which the pass does not use) and each saved file's name, size and CRC-32.
+nlohmann::json vocabulary_identity(const text::TextOptions& options,
+                                   const std::vector<std::string>& vocabulary_files) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const std::string& file : vocabulary_files) {
+    const std::string bytes = read_text_file(file);
+    const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()),
+                            static_cast<uInt>(bytes.size()));
+    files.push_back({{"file", std::filesystem::path(file).filename().string()},
+                     {"bytes", bytes.size()},
+                     {"crc32", static_cast<uint32_t>(crc)}});
+  }
+  return {{"text", vocabulary_settings(options)}, {"files", std::move(files)}};
+}
+
 }  // namespace
 
 SplitCheckpoint::SplitCheckpoint(const RunDir& dir, const Config& config)
@@ -135,6 +152,7 @@ std::optional<CheckpointedSplit> SplitCheckpoint::take() const {
   }
   remove_tree(marker);
   remove_vocabularies();
+  remove_parts();
   return std::nullopt;
 }
 
@@ -175,8 +193,83 @@ void SplitCheckpoint::remove_vocabularies() const {
   remove_tree(path("split.vocab.tmp"));
 }
 
+std::string SplitCheckpoint::part_text(std::size_t part) const {
+  return dir_ + "/split.part-" + std::to_string(part) + ".tsv.tmp";
+}
+
+std::string SplitCheckpoint::part_ids(std::size_t part) const {
+  return dir_ + "/split.part-" + std::to_string(part) + ".ids.tmp";
+}
+
+std::optional<TokenizedParts> SplitCheckpoint::take_parts(
+    const text::TextOptions& options, const std::vector<std::string>& vocabulary_files) const {
+  const std::string marker = path("split.parts.json.tmp");
+  if (!std::filesystem::exists(marker)) return std::nullopt;
+  try {
+    const nlohmann::json kept = nlohmann::json::parse(read_text_file(marker));
+    if (kept.at("format") != kFormat ||
+        kept.at("vocabularies") != vocabulary_identity(options, vocabulary_files)) {
+      spdlog::info(
+          "{}: parts tokenized by an earlier data phase with other vocabularies; tokenizing "
+          "again",
+          marker);
+    } else {
+      TokenizedParts parts;
+      parts.count = kept.at("parts").get<std::size_t>();
+      parts.input_pairs = kept.at("input_pairs").get<std::size_t>();
+      parts.counts = kept.at("counts");
+      const nlohmann::json& bytes = kept.at("part_bytes");
+      for (std::size_t part = 0; part < parts.count; ++part) {
+        for (const auto& [file, size] : {std::pair{part_text(part), bytes.at(part).at(0)},
+                                         std::pair{part_ids(part), bytes.at(part).at(1)}}) {
+          if (std::filesystem::file_size(file) != size.get<std::uintmax_t>()) {
+            throw DataError(file, "not the size the tokenizing pass wrote");
+          }
+        }
+      }
+      return parts;
+    }
+  } catch (const std::exception& error) {
+    spdlog::warn(
+        "the parts tokenized by an earlier data phase cannot be used ({}); tokenizing again",
+        error.what());
+  }
+  remove_parts();
+  return std::nullopt;
+}
+
+void SplitCheckpoint::save_parts(const text::TextOptions& options,
+                                 const std::vector<std::string>& vocabulary_files,
+                                 const TokenizedParts& parts) const {
+  nlohmann::json bytes = nlohmann::json::array();
+  for (std::size_t part = 0; part < parts.count; ++part) {
+    bytes.push_back(
+        {std::filesystem::file_size(part_text(part)), std::filesystem::file_size(part_ids(part))});
+  }
+  const nlohmann::json kept = {{"format", kFormat},
+                               {"vocabularies", vocabulary_identity(options, vocabulary_files)},
+                               {"parts", parts.count},
+                               {"input_pairs", parts.input_pairs},
+                               {"counts", parts.counts},
+                               {"part_bytes", std::move(bytes)}};
+  write_text_atomically(path("split.parts.json.tmp"), kept.dump(1) + "\n");
+}
+
+void SplitCheckpoint::remove_parts() const {
+  remove_tree(path("split.parts.json.tmp"));  // first: no marker stands over missing parts
+  std::vector<std::string> parts;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    if (entry.path().filename().string().rfind("split.part-", 0) == 0) {
+      parts.push_back(entry.path().string());
+    }
+  }
+  for (const std::string& part : parts) remove_tree(part);
+}
+
 void SplitCheckpoint::save(const CheckpointedSplit& split) const {
   remove_vocabularies();  // trained on another split
+  remove_parts();
   const std::vector<uint32_t>& corpus = split.splits.train_corpus;
   write_file_atomically(path("split.corpus.tmp"), [&corpus](std::ostream& out) {
     out.write(reinterpret_cast<const char*>(corpus.data()),
@@ -195,6 +288,7 @@ void SplitCheckpoint::save(const CheckpointedSplit& split) const {
 
 void SplitCheckpoint::remove() const {
   // The markers first: a removal stopped half-way leaves no marker over missing files.
+  remove_parts();
   remove_vocabularies();
   for (const char* name : {"split.json.tmp", "split.train.tmp", "split.corpus.tmp",
                            "split.valid.tmp", "split.test.tmp"}) {

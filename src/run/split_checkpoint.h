@@ -14,11 +14,20 @@
 // that takes its sample) are kept the same way, in split.vocab.tmp/ with split.vocab.json.tmp
 // naming the text settings they were trained with: they are used again only with the split they
 // came from and the same settings.
+//
+// The tokenizing pass (about half of a prepare of millions of pairs) writes the training split in
+// up to 32 parts, each a text file and a token file kept as it is finished, with
+// split.parts.json.tmp naming how many there are, the training-text pairs they cover, the pass's
+// counts after them and the vocabularies they were tokenized with (the text settings and each
+// vocabulary file's size and CRC-32): a pass stopped half-way goes on after its last part, with
+// the split it came from and the same vocabularies, and loses at most one part's work.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nmt/data/dataset.h"
 #include "nmt/run/config.h"
@@ -31,6 +40,14 @@ namespace nmt::run {
 struct CheckpointedSplit {
   data::StreamedSplits splits;
   nlohmann::json reads;
+};
+
+// The finished parts of the tokenizing pass: parts 0 .. count-1 (SplitCheckpoint::part_text and
+// part_ids), covering the training text's first input_pairs pairs.
+struct TokenizedParts {
+  std::size_t count = 0;
+  std::size_t input_pairs = 0;
+  nlohmann::json counts;  // the pass's own counts after them, kept for it to go on from
 };
 
 class SplitCheckpoint {
@@ -56,12 +73,29 @@ class SplitCheckpoint {
   void save_vocabularies(const text::TextOptions& options,
                          const text::TokenizerPair& tokenizers) const;
 
-  // Removes every file of the split and of its vocabularies: the data phase has ended.
+  // Where the tokenizing pass writes part `part` of the training split: text, token ids.
+  std::string part_text(std::size_t part) const;
+  std::string part_ids(std::size_t part) const;
+
+  // The parts kept by an earlier tokenizing pass of the split take() gave, tokenized with these
+  // text settings and the vocabularies saved in vocabulary_files, or nothing (then the parts are
+  // gone). Logs why kept parts are not used.
+  std::optional<TokenizedParts> take_parts(const text::TextOptions& options,
+                                           const std::vector<std::string>& vocabulary_files) const;
+
+  // Keeps parts (whose files are written) until remove() or a new split.
+  void save_parts(const text::TextOptions& options,
+                  const std::vector<std::string>& vocabulary_files,
+                  const TokenizedParts& parts) const;
+
+  // Removes every file of the split, of its vocabularies and of its parts: the data phase has
+  // ended.
   void remove() const;
 
  private:
   std::string path(const char* name) const;
   void remove_vocabularies() const;
+  void remove_parts() const;
 
   std::string dir_;
   std::string train_text_;

@@ -67,6 +67,26 @@ TEST(AtomicFileTest, DestroyedWithoutCommitLeavesNothing) {
   EXPECT_EQ(read_text_file(path), "abc");
 }
 
+TEST(JoinFilesTest, WritesThePartsOneAfterTheOtherAndAMissingPartWritesNothing) {
+  testing::ScratchDir dir;
+  const std::string large(3 << 20, 'x');  // more than one read's buffer
+  const std::vector<std::string> parts = {dir.write("a", "first\n"), dir.write("b", ""),
+                                          dir.write("c", large), dir.write("d", "last")};
+  join_files(parts, dir.file("joined"));
+  EXPECT_EQ(read_text_file(dir.file("joined")), "first\n" + large + "last");
+
+  write_text_atomically(dir.file("kept"), "previous");
+  try {
+    join_files({parts[0], dir.file("missing")}, dir.file("kept"));
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cannot read " + dir.file("missing") + ": No such file or directory");
+  }
+  EXPECT_EQ(read_text_file(dir.file("kept")), "previous");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("kept.tmp")));
+}
+
 TEST(RemoveTreeTest, RemovesNestedDirectoriesAndAcceptsMissingPaths) {
   testing::ScratchDir dir;
   std::filesystem::create_directories(dir.file("a/b/c"));

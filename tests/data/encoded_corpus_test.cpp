@@ -104,6 +104,47 @@ TEST(EncodedCorpusTest, AFileOfManyPairsRoundTripsAndItsWriterLeavesNoOtherFile)
   }
 }
 
+// A token file written in parts is the file written in one go, byte for byte.
+TEST(EncodedCorpusTest, TokenFilesJoinedAreTheFileOfAllTheirPairs) {
+  testing::ScratchDir dir;
+  std::vector<EncodedPair> all;
+  for (int64_t i = 0; i < 300000; ++i) {  // parts of more than one buffer of ids and of offsets
+    all.push_back({{i % 1000, (i / 1000) % 1000}, std::vector<int64_t>(i % 5, i % 7)});
+  }
+  const std::vector<std::size_t> ends = {0, 100000, 100000, 300000};  // an empty part too
+  std::vector<std::string> parts;
+  for (std::size_t part = 1; part < ends.size(); ++part) {
+    parts.push_back(dir.file("part-" + std::to_string(part)));
+    write_token_file(parts.back(),
+                     EncodedCorpus(std::vector<EncodedPair>(
+                         all.begin() + static_cast<std::ptrdiff_t>(ends[part - 1]),
+                         all.begin() + static_cast<std::ptrdiff_t>(ends[part]))),
+                     1000, 1000);
+  }
+  join_token_files(parts, dir.file("joined.ids"), 1000, 1000);
+  write_token_file(dir.file("whole.ids"), EncodedCorpus(all), 1000, 1000);
+  EXPECT_EQ(testing::read_file(dir.file("joined.ids")), testing::read_file(dir.file("whole.ids")));
+  EXPECT_EQ(EncodedCorpus::map(dir.file("joined.ids")).pair(299999), all.back());
+}
+
+TEST(EncodedCorpusTest, APartOfOtherVocabulariesOrDamagedIsNotJoined) {
+  testing::ScratchDir dir;
+  const std::string part = written(dir, kPairs, 20);
+  try {
+    join_token_files({part}, dir.file("joined.ids"), 20, 30);
+    FAIL();
+  } catch (const DataError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              part + ": written for vocabularies of 20 and 20 entries, not the 20 and 30 of " +
+                  dir.file("joined.ids"));
+  }
+  std::filesystem::resize_file(part, 100);
+  EXPECT_THAT(refusal(part), HasSubstr("truncated or damaged"));
+  EXPECT_THROW(join_token_files({part}, dir.file("joined.ids"), 20, 20), DataError);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("joined.ids")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("joined.ids.tmp")));
+}
+
 // Ids are written on another thread a megabyte at a time; a write that fails there fails commit.
 TEST(EncodedCorpusTest, AFullDiskFailsTheCommitAndLeavesNoFile) {
   testing::ScratchDir dir;

@@ -829,6 +829,67 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
       << log.text();
 }
 
+// A data phase that stops while tokenizing (the second part's token file cannot be created: a
+// directory stands where it is written) goes on after the part it finished, and prepares what one
+// run straight through prepares; with other vocabularies it tokenizes again.
+TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
+  testing::ScratchDir dir;
+  Config config = load_config(tiny_config(dir));
+  config.text.tokenizer = text::TokenizerKind::kSentencePiece;
+  config.text.vocab_size = 400;
+  const RunDir straight(dir.file("straight"));
+  prepare_data(config, straight);
+  const std::size_t training_pairs =
+      nlohmann::json::parse(testing::read_file(straight.prepare_report()))
+          .at("split")
+          .at("train")
+          .get<std::size_t>();
+  ASSERT_GT(training_pairs, 256u) << "a test of three parts of 128 pairs";
+  const RunDir stopped(dir.file("stopped"));
+  const RunDir no_vocabulary(dir.file("empty"));
+  std::filesystem::create_directories(no_vocabulary.path());
+  const auto stop_in_the_second_part = [&] {
+    EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);  // split, then stopped
+    std::filesystem::create_directories(stopped.file("split.part-1.ids.tmp.tmp"));
+    EXPECT_THROW(prepare_data(config, stopped), Error);
+    EXPECT_TRUE(std::filesystem::exists(stopped.file("split.parts.json.tmp")));
+    std::filesystem::remove(stopped.file("split.part-1.ids.tmp.tmp"));
+  };
+  stop_in_the_second_part();
+  {
+    const testing::CapturedLog log;
+    prepare_data(config, stopped);
+    EXPECT_NE(log.text().find(fmt::format(
+                  "{} holds the first 128 of {} training pairs tokenized by an unfinished data "
+                  "phase of this split and these vocabularies: not tokenized again",
+                  stopped.path(), training_pairs)),
+              std::string::npos)
+        << log.text();
+    EXPECT_NE(log.text().find(fmt::format("tokenized {} training pairs in", training_pairs - 128)),
+              std::string::npos)
+        << log.text();
+  }
+  for (const std::string name : {"train.tsv", "train.ids", "valid.ids", "prepare.json"}) {
+    EXPECT_EQ(testing::read_file(stopped.file(name)), testing::read_file(straight.file(name)))
+        << name;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(stopped.path())) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
+  }
+
+  stop_in_the_second_part();
+  config.text.vocab_size = 360;
+  const testing::CapturedLog log;
+  prepare_data(config, stopped);
+  EXPECT_NE(log.text().find("parts tokenized by an earlier data phase with other vocabularies; "
+                            "tokenizing again"),
+            std::string::npos)
+      << log.text();
+  EXPECT_NE(log.text().find(fmt::format("tokenized {} training pairs in", training_pairs)),
+            std::string::npos)
+      << log.text();
+}
+
 TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInMemory) {
   testing::ScratchDir dir;
   const Config config = load_config(dir.write("sampled.json", R"({

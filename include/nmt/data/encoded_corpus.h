@@ -81,6 +81,7 @@ class EncodedCorpus {
 
  private:
   friend class EncodedCorpusBuilder;
+  friend class TokenFileWriter;
   struct Storage;
 
   EncodedCorpus(std::vector<uint64_t> offsets, std::vector<uint32_t> ids);
@@ -125,6 +126,9 @@ class TokenFileWriter {
 
   // Throws nmt::Error naming the file when an id is not below its side's vocabulary size.
   void add(const std::vector<int64_t>& source, const std::vector<int64_t>& target);
+  // Appends every pair of a mapped token file written for the same vocabularies, its ids copied
+  // as they are. Throws DataError naming that file when it was written for others.
+  void add_all(const EncodedCorpus& corpus);
   // Throws nmt::Error naming the file when it cannot be written (disk full, I/O error).
   void commit();
 
@@ -145,6 +149,14 @@ class TokenFileWriter {
   std::vector<unsigned char> buffer_;  // ids not yet appended to file_
   WriteBehind<std::vector<unsigned char>> behind_{file_};  // destroyed first: waits for its write
 };
+
+// The pairs of the token files at parts, one after the other, into a token file at path: a token
+// file written in parts that were each kept as they were finished. Throws DataError naming a part
+// that is damaged or was written for other vocabularies.
+void join_token_files(const std::vector<std::string>& parts,
+                      const std::string& path,
+                      std::size_t source_vocabulary,
+                      std::size_t target_vocabulary);
 
 // Every pair of corpus into a token file at path.
 void write_token_file(const std::string& path,
