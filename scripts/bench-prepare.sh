@@ -15,14 +15,16 @@
 # With OLD_NMT set, both steps run with that binary too, right after the current one on the same
 # corpus (before and after a change, same machine, same run), at the sizes OLD_SIZES lists (all
 # of them by default). At the sizes ONE_CORE_SIZES lists (none by default) both steps run again on
-# one core (taskset -c 0), right after the run on all cores: what the second core gains.
+# one core (taskset -c 0), right after the run on all cores: what the second core gains. With
+# ROUNDS above 1, the runs of a size repeat that many times, in the reverse order every other
+# round (labels get "-r<round>"), so that a shared machine's drift does not favour one of them.
 #
 #   scripts/bench-prepare.sh OUT_DIR SIZE [SIZE...]      SIZE: pairs, as make-large-corpus.py
 #                                                       takes them (500k, 1M, 3M)
 #
 # The configuration is the recommended one (configs/tatoeba-en-es.json) with data.max_words 60
 # and 0.1% valid and test, as a corpus of millions would be split. Environment: NMT
-# (build/src/nmt), OLD_NMT (unset), OLD_SIZES (all), ONE_CORE_SIZES (none), SEED (1),
+# (build/src/nmt), OLD_NMT (unset), OLD_SIZES (all), ONE_CORE_SIZES (none), ROUNDS (1), SEED (1),
 # MAX_JOIN (3: Tatoeba pairs joined a line at most; 1 gives the bundled pairs' lengths),
 # VOCAB_MAX_PAIRS (unset: the configuration's text.vocab_max_pairs, else this one), SPEED_SIZES,
 # SPEED_ROUNDS, BENCH_STEPS, TRAIN_SIZES, TRAIN_TIME. Writes OUT_DIR: command.txt, machine.txt,
@@ -43,6 +45,7 @@ nmt=${NMT:-build/src/nmt}
 old_nmt=${OLD_NMT:-}
 old_sizes=" ${OLD_SIZES:-$*} "
 one_core_sizes=" ${ONE_CORE_SIZES:-} "
+rounds=${ROUNDS:-1}
 speed_sizes=" ${SPEED_SIZES:-} "
 speed_rounds=${SPEED_ROUNDS:-2}
 bench_steps=${BENCH_STEPS:-60}
@@ -54,7 +57,7 @@ max_join=${MAX_JOIN:-3}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "scripts/bench-prepare.sh $out $*  (NMT=$nmt OLD_NMT=$old_nmt OLD_SIZES=${OLD_SIZES:-}" \
-  "ONE_CORE_SIZES=${ONE_CORE_SIZES:-} VOCAB_MAX_PAIRS=$vocab_max_pairs SEED=$seed MAX_JOIN=$max_join" \
+  "ONE_CORE_SIZES=${ONE_CORE_SIZES:-} ROUNDS=$rounds VOCAB_MAX_PAIRS=$vocab_max_pairs SEED=$seed MAX_JOIN=$max_join" \
   "SPEED_SIZES=${SPEED_SIZES:-} SPEED_ROUNDS=$speed_rounds BENCH_STEPS=$bench_steps" \
   "TRAIN_SIZES=${TRAIN_SIZES:-} TRAIN_TIME=$train_time)" \
   > "$out/command.txt"
@@ -166,17 +169,36 @@ run_one() {  # size label binary [command prefix...]
   /usr/bin/time -v "$@" "$binary" train --config "$out/config.json" --out "$scratch/run" \
     --max-steps 1 --threads 2 > "$dir/train.log" 2>&1
   report_row "$size" "$label" "$dir/prepare.log" "$dir/train.log" >> "$out/results.md"
-  if [[ $label == current && $speed_sizes == *" $size "* ]]; then run_speed "$size"; fi
-  if [[ $label == current && $train_sizes == *" $size "* ]]; then run_train_time "$size"; fi
+  if [[ $label == current* && $speed_sizes == *" $size "* && ! -d $out/$size-speed ]]; then
+    run_speed "$size"
+  fi
+  if [[ $label == current* && $train_sizes == *" $size "* && ! -f $out/$size-train-time.log ]]; then
+    run_train_time "$size"
+  fi
   rm -rf "$scratch/run"
 }
 
 for size in "$@"; do
   python3 scripts/make-large-corpus.py --pairs "$size" --seed "$seed" --max-join "$max_join" \
     --source "$scratch/source.en" --target "$scratch/source.es" 2> "$out/corpus-$size.log"
-  run_one "$size" current "$nmt"
-  if [[ $one_core_sizes == *" $size "* ]]; then run_one "$size" one-core "$nmt" taskset -c 0; fi
-  if [[ -n $old_nmt && $old_sizes == *" $size "* ]]; then run_one "$size" old "$old_nmt"; fi
+  runs=("current")
+  if [[ $one_core_sizes == *" $size "* ]]; then runs+=("one-core"); fi
+  if [[ -n $old_nmt && $old_sizes == *" $size "* ]]; then runs+=("old"); fi
+  for round in $(seq 1 "$rounds"); do
+    order=("${runs[@]}")
+    if (( round % 2 == 0 )); then
+      order=()
+      for ((i = ${#runs[@]} - 1; i >= 0; i--)); do order+=("${runs[i]}"); done
+    fi
+    suffix=$([[ $rounds -gt 1 ]] && echo "-r$round" || true)
+    for run in "${order[@]}"; do
+      case $run in
+        current) run_one "$size" "current$suffix" "$nmt" ;;
+        one-core) run_one "$size" "one-core$suffix" "$nmt" taskset -c 0 ;;
+        old) run_one "$size" "old$suffix" "$old_nmt" ;;
+      esac
+    done
+  done
   rm -f "$scratch/source.en" "$scratch/source.es"
 done
 cat "$out/results.md"
