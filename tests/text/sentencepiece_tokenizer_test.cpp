@@ -44,29 +44,6 @@ TEST(SentencePieceTokenizerTest, TrainingIsDeterministicForASeed) {
   EXPECT_EQ(first.encode("¿Dónde está el perro?"), second.encode("¿Dónde está el perro?"));
 }
 
-// train_tokenizers trains the source's vocabulary on a thread of its own while the target's trains:
-// each must be the model trained alone, for either model type.
-TEST(SentencePieceTokenizerTest, TwoVocabulariesTrainedAtOnceAreEachTheOneTrainedAlone) {
-  std::vector<std::string> english;
-  for (const std::string& sentence : corpus()) english.push_back("The " + sentence + " again.");
-  for (const SubwordModel model : {SubwordModel::kUnigram, SubwordModel::kBpe}) {
-    TextOptions options = small_options();
-    options.model_type = model;
-    const std::string source_alone =
-        SentencePieceTokenizer::train(english, options, 7).serialized();
-    const std::string target_alone =
-        SentencePieceTokenizer::train(corpus(), options, 7).serialized();
-    ASSERT_NE(source_alone, target_alone);
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      const TokenizerPair pair = train_tokenizers(options, english, corpus(), 7);
-      EXPECT_EQ(dynamic_cast<const SentencePieceTokenizer&>(*pair.source).serialized(),
-                source_alone);
-      EXPECT_EQ(dynamic_cast<const SentencePieceTokenizer&>(*pair.target).serialized(),
-                target_alone);
-    }
-  }
-}
-
 TEST(SentencePieceTokenizerTest, RoundTripsRawTextIncludingUnseenCharacters) {
   const auto tokenizer = SentencePieceTokenizer::train(corpus(), small_options(), 7);
   for (const std::string text :
