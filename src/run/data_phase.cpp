@@ -390,8 +390,7 @@ class TokenizingPass {
                  const text::TokenizerPair& tokenizers,
                  const SplitCheckpoint& checkpoint,
                  std::vector<std::string> vocabulary_files,
-                 data::FilterReport& report,
-                 UnknownPieces* unknown)
+                 data::FilterReport& report)
       : config_(config),
         dir_(dir),
         training_(training),
@@ -401,8 +400,7 @@ class TokenizingPass {
         corpora_(config.data.training_corpora()),
         is_weighted_(data::is_weighted(config.data)),
         pairs_per_part_(pairs_per_part(training.size)),
-        report_(report),
-        unknown_(unknown) {
+        report_(report) {
     if (std::optional<TokenizedParts> kept =
             checkpoint.take_parts(config.text, vocabulary_files_)) {
       parts_ = std::move(*kept);
@@ -410,7 +408,7 @@ class TokenizingPass {
       written_ = parts_.counts.at("written").get<std::size_t>();
       report_.too_many_tokens = parts_.counts.at("too_many_tokens").get<std::size_t>();
       report_.length_ratio = parts_.counts.at("length_ratio").get<std::size_t>();
-      if (unknown_) *unknown_ = UnknownPieces::from_counts(parts_.counts.at("unknown"));
+      unknown_ = UnknownPieces::from_counts(parts_.counts.at("unknown"));
       spdlog::info(
           "{} holds the first {} of {} training pairs tokenized by an unfinished data phase of "
           "this split and these vocabularies: not tokenized again",
@@ -449,6 +447,9 @@ class TokenizingPass {
                            tokenizers_.target->size());
     return written_;
   }
+
+  // The <UNK> pieces of what run() wrote.
+  const UnknownPieces& unknown_pieces() const { return unknown_; }
 
  private:
   // The part being written.
@@ -507,7 +508,7 @@ class TokenizingPass {
     ++kept_;
     if (copies == 0) return;
     const data::EncodedPair ids = encoded.pair(encoded_index);
-    if (unknown_) unknown_->add(ids, copies);
+    unknown_.add(ids, copies);
     for (std::size_t copy = 0; copy < copies; ++copy) {
       part_->pairs.add(pair);
       part_->ids.add(ids.source, ids.target);
@@ -527,7 +528,7 @@ class TokenizingPass {
                      {"written", written_},
                      {"too_many_tokens", report_.too_many_tokens},
                      {"length_ratio", report_.length_ratio},
-                     {"unknown", unknown_ ? unknown_->counts() : nlohmann::json()}};
+                     {"unknown", unknown_.counts()}};
     checkpoint_.save_parts(config_.text, vocabulary_files_, parts_);
   }
 
@@ -541,7 +542,7 @@ class TokenizingPass {
   const bool is_weighted_;
   const std::size_t pairs_per_part_;
   data::FilterReport& report_;
-  UnknownPieces* unknown_;
+  UnknownPieces unknown_;  // what a kept vocabulary (fine-tuning) is judged by
   TokenizedParts parts_;
   std::size_t kept_ = 0;     // pairs the length filter kept: the corpus weights' counter
   std::size_t written_ = 0;  // pairs written, copies included
@@ -636,13 +637,15 @@ PreparedData prepare_data(const Config& config,
       text::save_tokenizers(config.text, prepared.tokenizers, dir.path());
   spdlog::info("vocabulary: {} source, {} target tokens -> {}", prepared.tokenizers.source->size(),
                prepared.tokenizers.target->size(), fmt::join(files, ", "));
-  std::optional<UnknownPieces> unknown;
-  if (vocabulary_source) unknown.emplace();
   TokenizingPass tokenizing(config, dir, training, prepared.tokenizers, checkpoint, files,
-                            splits.report, unknown ? &*unknown : nullptr);
+                            splits.report);
   const SplitSizes sizes{tokenizing.run(), splits.valid.size(), splits.test.size()};
   log_splits(config, sizes);
-  if (unknown) log_unknown_pieces(*unknown, *vocabulary_source);
+  std::optional<UnknownPieces> unknown;
+  if (vocabulary_source) {
+    unknown = tokenizing.unknown_pieces();
+    log_unknown_pieces(*unknown, *vocabulary_source);
+  }
   data::write_pairs(dir.split(Split::kValid), splits.valid);
   data::write_pairs(dir.split(Split::kTest), splits.test);
 

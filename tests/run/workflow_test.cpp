@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +32,7 @@
 #include "nmt/run/sampled_epochs.h"
 #include "nmt/run/training.h"
 #include "nmt/run/translation.h"
+#include "nmt/text/vocab.h"
 #include "test_utils.h"
 #include "torch_test_utils.h"
 
@@ -829,9 +831,24 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
       << log.text();
 }
 
-// A data phase that stops while tokenizing (the second part's token file cannot be created: a
-// directory stands where it is written) goes on after the part it finished, and prepares what one
-// run straight through prepares; with other vocabularies it tokenizes again.
+// Stops a data phase into `stopped` in the second part of its tokenizing pass: a first phase stops
+// after its split (the vocabulary run it is given has no vocabulary), then a directory stands where
+// the second part's token file is written. The directory is gone after.
+void stop_in_the_second_tokenizing_part(const Config& config,
+                                        const RunDir& stopped,
+                                        const RunDir* vocabulary_source,
+                                        const testing::ScratchDir& dir) {
+  const RunDir no_vocabulary(dir.file("empty"));
+  std::filesystem::create_directories(no_vocabulary.path());
+  EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);
+  std::filesystem::create_directories(stopped.file("split.part-1.ids.tmp.tmp"));
+  EXPECT_THROW(prepare_data(config, stopped, vocabulary_source), Error);
+  EXPECT_TRUE(std::filesystem::exists(stopped.file("split.parts.json.tmp")));
+  std::filesystem::remove(stopped.file("split.part-1.ids.tmp.tmp"));
+}
+
+// A data phase that stops while tokenizing goes on after the part it finished, and prepares what
+// one run straight through prepares; with other vocabularies it tokenizes again.
 TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
   testing::ScratchDir dir;
   Config config = load_config(tiny_config(dir));
@@ -846,16 +863,7 @@ TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
           .get<std::size_t>();
   ASSERT_GT(training_pairs, 256u) << "a test of three parts of 128 pairs";
   const RunDir stopped(dir.file("stopped"));
-  const RunDir no_vocabulary(dir.file("empty"));
-  std::filesystem::create_directories(no_vocabulary.path());
-  const auto stop_in_the_second_part = [&] {
-    EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);  // split, then stopped
-    std::filesystem::create_directories(stopped.file("split.part-1.ids.tmp.tmp"));
-    EXPECT_THROW(prepare_data(config, stopped), Error);
-    EXPECT_TRUE(std::filesystem::exists(stopped.file("split.parts.json.tmp")));
-    std::filesystem::remove(stopped.file("split.part-1.ids.tmp.tmp"));
-  };
-  stop_in_the_second_part();
+  stop_in_the_second_tokenizing_part(config, stopped, nullptr, dir);
   {
     const testing::CapturedLog log;
     prepare_data(config, stopped);
@@ -877,7 +885,7 @@ TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
     EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
   }
 
-  stop_in_the_second_part();
+  stop_in_the_second_tokenizing_part(config, stopped, nullptr, dir);
   config.text.vocab_size = 360;
   const testing::CapturedLog log;
   prepare_data(config, stopped);
@@ -888,6 +896,43 @@ TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
   EXPECT_NE(log.text().find(fmt::format("tokenized {} training pairs in", training_pairs)),
             std::string::npos)
       << log.text();
+}
+
+// With a kept vocabulary (fine-tuning), prepare.json says which share of the training split's
+// pieces it spells <UNK>: counted over every part, also those of a pass that went on after a stop.
+TEST(DataPhaseTest, TheUnknownPieceShareOfAKeptVocabularyCountsEveryPart) {
+  testing::ScratchDir dir;
+  Config config = load_config(tiny_config(dir));
+  config.text.min_freq = 2;  // words seen once become <UNK>
+  const RunDir vocabulary(dir.file("vocabulary"));
+  prepare_data(config, vocabulary);
+  const RunDir straight(dir.file("straight"));
+  prepare_data(config, straight, &vocabulary);
+
+  const data::EncodedCorpus ids = data::EncodedCorpus::map(straight.token_file(Split::kTrain));
+  std::array<int64_t, 2> unknown{};
+  std::array<int64_t, 2> total{};
+  for (std::size_t index = 0; index < ids.size(); ++index) {
+    const data::EncodedPair pair = ids.pair(index);
+    for (const auto& [side, pieces] : {std::pair{0, &pair.source}, std::pair{1, &pair.target}}) {
+      unknown[side] += std::count(pieces->begin(), pieces->end(), text::kUnkId);
+      total[side] += static_cast<int64_t>(pieces->size());
+    }
+  }
+  ASSERT_GT(unknown[0], 0);
+  ASSERT_GT(unknown[1], 0);
+  const nlohmann::json share =
+      nlohmann::json::parse(testing::read_file(straight.prepare_report())).at("unknown_piece_share");
+  EXPECT_DOUBLE_EQ(share.at("source").get<double>(),
+                   static_cast<double>(unknown[0]) / static_cast<double>(total[0]));
+  EXPECT_DOUBLE_EQ(share.at("target").get<double>(),
+                   static_cast<double>(unknown[1]) / static_cast<double>(total[1]));
+
+  const RunDir stopped(dir.file("stopped"));
+  stop_in_the_second_tokenizing_part(config, stopped, &vocabulary, dir);
+  prepare_data(config, stopped, &vocabulary);
+  EXPECT_EQ(testing::read_file(stopped.prepare_report()),
+            testing::read_file(straight.prepare_report()));
 }
 
 TEST(DataPhaseTest, SubwordSamplingReadsTheSplitFromDiskAndSamplesWhatItWouldInMemory) {
