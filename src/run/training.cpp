@@ -68,11 +68,11 @@ struct RunSetup {
 
 // The data phase of a run whose config.json is written. A signal during it ends the process at
 // once: its files are written atomically and prepare.json last, so --resume starts it again, from
-// its split when that was done (run/split_checkpoint.h).
+// what it finished: its split, vocabularies and tokenized parts (run/split_checkpoint.h).
 PreparedData run_data_phase(const Config& config, const RunDir& run, StopOnSignal& stop) {
   stop.exit_at_once("interrupted during the data phase of " + run.path() +
                     "; `nmt train --resume --out " + run.path() +
-                    "` goes on with it (from its split, if that was done) and trains");
+                    "` goes on from what it finished and trains");
   const std::optional<RunDir> vocabulary = vocabulary_run(config);
   return prepare_data(config, run, vocabulary ? &*vocabulary : nullptr);
 }
