@@ -20,6 +20,7 @@
 #include "nmt/format.h"
 #include "nmt/io.h"
 #include "nmt/run/open_run.h"
+#include "nmt/run/stop_signal.h"
 #include "nmt/text/placeholders.h"
 #include "nmt/text/vocab.h"
 #include "run/split_checkpoint.h"
@@ -782,6 +783,11 @@ PreparedData prepare_run_data(const Config& config,
                               const std::string& config_path,
                               const RunDir& dir) {
   const RunLock lock(dir);
+  // A signal ends the process at once: every file is written atomically and prepare.json last,
+  // and what the phase finished stays for the next prepare into dir (run/split_checkpoint.h).
+  StopOnSignal stop;
+  stop.exit_at_once("interrupted while preparing " + dir.path() +
+                    "; the same `nmt prepare` into it goes on from what it finished");
   if (config.text.vocab_from.empty()) return prepare_data(config, dir);
   const RunDir vocabulary = resolve_run_dir(config.text.vocab_from, "text.vocab_from");
   return prepare_data(with_vocabulary_run(config, config_path), dir, &vocabulary);

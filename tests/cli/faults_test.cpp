@@ -228,5 +228,50 @@ TEST(DataPhaseSignalTest, SigtermOrSigintAnywhereInTheDataPhaseStopsAndResumeFin
   EXPECT_GE(in_data_phase, 3) << "signals that came during the data phase";
 }
 
+// `nmt prepare` stopped by a signal says how to go on, and the same command then prepares what one
+// run straight through prepares.
+TEST(DataPhaseSignalTest, SigtermOrSigintWhilePreparingSaysHowToGoOnAndTheSameCommandFinishes) {
+  testing::ScratchDir dir;
+  const std::string config = long_data_phase_config(dir, 300000);
+  const std::string straight = dir.file("straight");
+  const auto timed = run_nmt("prepare --config '" + config + "' --out '" + straight + "'");
+  ASSERT_EQ(timed.exit_code, 0) << timed.output;
+  const double seconds = data_phase_seconds(timed.output);
+  ASSERT_GT(seconds, 0.1) << timed.output;
+
+  std::mt19937 random(29);
+  int interrupted = 0;
+  for (int round = 0; round < 4; ++round) {
+    const std::string run = dir.file("run" + std::to_string(round));
+    const std::string log = dir.file("run" + std::to_string(round) + ".log");
+    testing::NmtProcess process({"prepare", "--config", config, "--out", run}, log);
+    while (!std::filesystem::exists(run + "/train.lock")) {
+      ASSERT_FALSE(process.poll()) << testing::read_file(log);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(
+        std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(seconds * 0.9e6))(random)));
+    process.send(round % 2 == 0 ? SIGTERM : SIGINT);
+    const int status = process.wait();
+    const std::string text = testing::read_file(log);
+    if (status == 130) {
+      ++interrupted;
+      EXPECT_NE(text.find("nmt: interrupted while preparing " + run +
+                          "; the same `nmt prepare` into it goes on from what it finished\n"),
+                std::string::npos)
+          << text;
+    } else {
+      EXPECT_EQ(status, 0) << text;
+    }
+    const auto again = run_nmt("prepare --config '" + config + "' --out '" + run + "'");
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    for (const std::string name : {"train.ids", "valid.ids", "test.tsv", "prepare.json"}) {
+      EXPECT_EQ(testing::read_file(run + "/" + name), testing::read_file(straight + "/" + name))
+          << name;
+    }
+  }
+  EXPECT_GE(interrupted, 2) << "signals that came while preparing";
+}
+
 }  // namespace
 }  // namespace nmt::cli
