@@ -691,6 +691,24 @@ TEST(DataPhaseTest, TrainingIntoPreparedDataTrainsOnItWithoutPreparingAgain) {
   EXPECT_EQ(std::filesystem::last_write_time(prepared.token_file(Split::kTrain)), written);
 }
 
+// Expects no scratch file of the data phase (*.tmp) left in run.
+void expect_no_scratch_file(const RunDir& run) {
+  for (const auto& entry : std::filesystem::directory_iterator(run.path())) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
+  }
+}
+
+// Expects the files `names` of `run`, a data phase that stopped and went on, to be those of
+// `straight`, one run straight through, and nothing of its checkpoint left.
+void expect_prepared_as_straight_through(const RunDir& run,
+                                         const RunDir& straight,
+                                         const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    EXPECT_EQ(testing::read_file(run.file(name)), testing::read_file(straight.file(name))) << name;
+  }
+  expect_no_scratch_file(run);
+}
+
 // The data phase streams the corpus through files; the functions that hold it in memory say what
 // it must write.
 TEST(DataPhaseTest, TheStreamedDataPhaseWritesWhatTheStepsInMemoryMake) {
@@ -729,9 +747,7 @@ TEST(DataPhaseTest, TheStreamedDataPhaseWritesWhatTheStepsInMemoryMake) {
   for (std::size_t index = 0; index < ids_of.size(); ++index) {
     ASSERT_EQ(prepared.train_ids.pair(index), unfiltered.pair(ids_of[index])) << "pair " << index;
   }
-  for (const auto& entry : std::filesystem::directory_iterator(run.path())) {
-    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
-  }
+  expect_no_scratch_file(run);
 }
 
 // A data phase that stops after its split (here: the vocabulary run it is given has no
@@ -758,14 +774,9 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsSplitGoesOnFromIt) {
         << log.text();
     EXPECT_EQ(log.text().find("cleaned and split"), std::string::npos) << log.text();
   }
-  for (const std::string name :
-       {"train.tsv", "valid.tsv", "test.tsv", "train.ids", "valid.ids", "prepare.json"}) {
-    EXPECT_EQ(testing::read_file(stopped.file(name)), testing::read_file(straight.file(name)))
-        << name;
-  }
-  for (const auto& entry : std::filesystem::directory_iterator(stopped.path())) {
-    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
-  }
+  expect_prepared_as_straight_through(
+      stopped, straight,
+      {"train.tsv", "valid.tsv", "test.tsv", "train.ids", "valid.ids", "prepare.json"});
 
   Config shorter = config;
   shorter.data.max_words = 6;
@@ -803,14 +814,9 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
         << log.text();
     EXPECT_EQ(log.text().find("vocabulary: training on"), std::string::npos) << log.text();
   }
-  for (const std::string name : {"train.tsv", "train.ids", "valid.ids", "prepare.json",
-                                 "spm.src.model", "spm.tgt.model"}) {
-    EXPECT_EQ(testing::read_file(stopped.file(name)), testing::read_file(straight.file(name)))
-        << name;
-  }
-  for (const auto& entry : std::filesystem::directory_iterator(stopped.path())) {
-    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
-  }
+  expect_prepared_as_straight_through(
+      stopped, straight,
+      {"train.tsv", "train.ids", "valid.ids", "prepare.json", "spm.src.model", "spm.tgt.model"});
 
   // Other text settings train again, from the kept split.
   std::filesystem::remove(stopped.prepare_report());
@@ -877,13 +883,8 @@ TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
               std::string::npos)
         << log.text();
   }
-  for (const std::string name : {"train.tsv", "train.ids", "valid.ids", "prepare.json"}) {
-    EXPECT_EQ(testing::read_file(stopped.file(name)), testing::read_file(straight.file(name)))
-        << name;
-  }
-  for (const auto& entry : std::filesystem::directory_iterator(stopped.path())) {
-    EXPECT_NE(entry.path().extension(), ".tmp") << "a scratch file is left: " << entry.path();
-  }
+  expect_prepared_as_straight_through(stopped, straight,
+                                      {"train.tsv", "train.ids", "valid.ids", "prepare.json"});
 
   stop_in_the_second_tokenizing_part(config, stopped, nullptr, dir);
   config.text.vocab_size = 360;
