@@ -183,6 +183,34 @@ double data_phase_seconds(const std::string& log) {
   return std::stod(log.substr(log.find(" (", at) + 2));
 }
 
+struct Stopped {
+  int status;
+  std::string log;
+};
+
+// Runs nmt with `arguments` into `run` and sends it `signal` at a random moment of its first
+// `seconds` after it takes the run's lock, where its data phase begins.
+Stopped signal_after_the_lock(const std::vector<std::string>& arguments,
+                              const std::string& run,
+                              int signal,
+                              double seconds,
+                              std::mt19937& random) {
+  const std::string log = run + ".log";
+  testing::NmtProcess process(arguments, log);
+  while (!std::filesystem::exists(run + "/train.lock")) {
+    if (process.poll()) {
+      ADD_FAILURE() << "ended before taking its lock: " << testing::read_file(log);
+      return {process.wait(), testing::read_file(log)};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::this_thread::sleep_for(std::chrono::microseconds(
+      std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(seconds * 1e6))(random)));
+  process.send(signal);
+  const int status = process.wait();
+  return {status, testing::read_file(log)};
+}
+
 TEST(DataPhaseSignalTest, SigtermOrSigintAnywhereInTheDataPhaseStopsAndResumeFinishesTheRun) {
   testing::ScratchDir dir;
   const std::string config = long_data_phase_config(dir, 300000);
@@ -197,19 +225,10 @@ TEST(DataPhaseSignalTest, SigtermOrSigintAnywhereInTheDataPhaseStopsAndResumeFin
   for (int round = 0; round < 6; ++round) {
     const int signal = round % 2 == 0 ? SIGTERM : SIGINT;
     const std::string run = dir.file("run" + std::to_string(round));
-    const std::string log = dir.file("run" + std::to_string(round) + ".log");
-    testing::NmtProcess process({"train", "--config", config, "--out", run, "--max-steps", "40"},
-                                log);
-    // The data phase begins when the run takes its lock.
-    while (!std::filesystem::exists(run + "/train.lock")) {
-      ASSERT_FALSE(process.poll()) << testing::read_file(log);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(
-        std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(seconds * 0.9e6))(random)));
-    process.send(signal);
-    EXPECT_EQ(process.wait(), 130) << testing::read_file(log);
-    const std::string text = testing::read_file(log);
+    const auto [status, text] =
+        signal_after_the_lock({"train", "--config", config, "--out", run, "--max-steps", "40"}, run,
+                              signal, seconds * 0.9, random);
+    EXPECT_EQ(status, 130) << text;
     if (text.find("data ready in") == std::string::npos) {
       ++in_data_phase;
       EXPECT_NE(text.find("nmt: interrupted during the data phase of " + run +
@@ -243,17 +262,9 @@ TEST(DataPhaseSignalTest, SigtermOrSigintWhilePreparingSaysHowToGoOnAndTheSameCo
   int interrupted = 0;
   for (int round = 0; round < 4; ++round) {
     const std::string run = dir.file("run" + std::to_string(round));
-    const std::string log = dir.file("run" + std::to_string(round) + ".log");
-    testing::NmtProcess process({"prepare", "--config", config, "--out", run}, log);
-    while (!std::filesystem::exists(run + "/train.lock")) {
-      ASSERT_FALSE(process.poll()) << testing::read_file(log);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(
-        std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(seconds * 0.9e6))(random)));
-    process.send(round % 2 == 0 ? SIGTERM : SIGINT);
-    const int status = process.wait();
-    const std::string text = testing::read_file(log);
+    const auto [status, text] =
+        signal_after_the_lock({"prepare", "--config", config, "--out", run}, run,
+                              round % 2 == 0 ? SIGTERM : SIGINT, seconds * 0.9, random);
     if (status == 130) {
       ++interrupted;
       EXPECT_NE(text.find("nmt: interrupted while preparing " + run +
