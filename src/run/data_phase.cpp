@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -247,17 +246,15 @@ struct TrainingText {
   std::vector<uint32_t> corpus;
 };
 
-// Calls visit(chunk, index of its first pair) for the training text, a chunk at a time; visit may
-// move the chunk's pairs away.
+// Calls visit(chunk, index of its first pair) for the training text, a chunk at a time.
 template <class Visit>
 void for_each_chunk(const TrainingText& text, const Visit& visit) {
   std::size_t first = 0;
   for (const std::string& file : text.files) {
     data::PairFileReader reader(file);
-    data::visit_chunks(reader, kChunkPairs, [&](std::vector<data::SentencePair>& chunk) {
-      const std::size_t pairs = chunk.size();
+    data::visit_chunks(reader, kChunkPairs, [&](const std::vector<data::SentencePair>& chunk) {
       visit(chunk, first);
-      first += pairs;
+      first += chunk.size();
     });
   }
 }
@@ -408,7 +405,6 @@ class TokenizingPass {
     if (std::optional<TokenizedParts> kept =
             checkpoint.take_parts(config.text, vocabulary_files_)) {
       parts_ = std::move(*kept);
-      kept_input_pairs_ = parts_.input_pairs;
       kept_ = parts_.counts.at("kept").get<std::size_t>();
       written_ = parts_.counts.at("written").get<std::size_t>();
       report_.too_many_tokens = parts_.counts.at("too_many_tokens").get<std::size_t>();
@@ -424,14 +420,14 @@ class TokenizingPass {
   // Tokenizes the pairs after the kept parts and joins every part into the run directory's
   // training split. Returns the pairs written.
   std::size_t run() {
-    ProgressLog progress("tokenizing the training split", training_.size, kept_input_pairs_);
-    for_each_chunk(training_, [&](std::vector<data::SentencePair>& chunk, std::size_t first) {
-      if (first + chunk.size() <= kept_input_pairs_) return;
+    const std::size_t first_pair = parts_.input_pairs;
+    ProgressLog progress("tokenizing the training split", training_.size, first_pair);
+    for_each_chunk(training_, [&](const std::vector<data::SentencePair>& chunk, std::size_t first) {
+      if (first + chunk.size() <= parts_.input_pairs) return;
       progress.update(first);
-      add_chunk(std::move(chunk), first);
+      add_chunk(chunk, first);
     });
-    finish_writing();
-    spdlog::info("tokenized {} training pairs in {}", training_.size - kept_input_pairs_,
+    spdlog::info("tokenized {} training pairs in {}", training_.size - first_pair,
                  format_duration(progress.seconds()));
     log_filters(config_, report_);
     if (is_weighted_) {
@@ -469,35 +465,21 @@ class TokenizingPass {
   };
 
   // Tokenizes the pairs of chunk (whose first pair is the training text's pair `first`) that no
-  // kept part covers, on all cores, and hands them to a thread that writes them while the next
-  // chunk is tokenized: written between two chunks, they left every core but one idle.
-  void add_chunk(std::vector<data::SentencePair> chunk, std::size_t first) {
-    const std::size_t skipped = kept_input_pairs_ > first ? kept_input_pairs_ - first : 0;
-    if (skipped > 0) chunk.erase(chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(skipped));
-    data::EncodedCorpus encoded = data::encode_pairs(chunk, tokenizers_);
-    finish_writing();
-    writing_ = std::async(std::launch::async,
-                          [this, chunk = std::move(chunk), encoded = std::move(encoded),
-                           chunk_first = first + skipped] {
-                            write_chunk(chunk, encoded, chunk_first);
-                          });
-  }
-
-  // Waits for the chunk being written; rethrows what stopped it (a full disk).
-  void finish_writing() {
-    if (writing_.valid()) writing_.get();
-  }
-
-  // Writes the encoded pairs of chunk, whose first pair is the training text's pair `first`.
-  void write_chunk(const std::vector<data::SentencePair>& chunk,
-                   const data::EncodedCorpus& encoded,
-                   std::size_t first) {
-    for (std::size_t j = 0; j < chunk.size(); ++j) {
+  // kept part covers.
+  void add_chunk(const std::vector<data::SentencePair>& chunk, std::size_t first) {
+    const std::size_t skipped = parts_.input_pairs > first ? parts_.input_pairs - first : 0;
+    const data::EncodedCorpus encoded =
+        skipped == 0 ? data::encode_pairs(chunk, tokenizers_)
+                     : data::encode_pairs(
+                           std::vector<data::SentencePair>(
+                               chunk.begin() + static_cast<std::ptrdiff_t>(skipped), chunk.end()),
+                           tokenizers_);
+    for (std::size_t j = skipped; j < chunk.size(); ++j) {
       if (!part_) {
         part_.emplace(checkpoint_.part_text(parts_.count), checkpoint_.part_ids(parts_.count),
                       tokenizers_);
       }
-      add_pair(chunk[j], encoded, j, first + j);
+      add_pair(chunk[j], encoded, j - skipped, first + j);
       const std::size_t done = first + j + 1;
       if (done % pairs_per_part_ == 0 || done == training_.size) finish_part(done);
     }
@@ -563,13 +545,9 @@ class TokenizingPass {
   data::FilterReport& report_;
   UnknownPieces unknown_;  // what a kept vocabulary (fine-tuning) is judged by
   TokenizedParts parts_;
-  std::size_t kept_input_pairs_ = 0;  // the training pairs the kept parts cover
   std::size_t kept_ = 0;     // pairs the length filter kept: the corpus weights' counter
   std::size_t written_ = 0;  // pairs written, copies included
   std::optional<Part> part_;
-  // The writing thread's: part_, parts_, the counts and report_'s drops, until finish_writing().
-  // Destroyed first, so that a pass left by an exception waits for its write to end.
-  std::future<void> writing_;
 };
 
 // The corpora cleaned and split (the training text at checkpoint.train_text()), kept until the
