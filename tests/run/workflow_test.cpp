@@ -691,6 +691,14 @@ TEST(DataPhaseTest, TrainingIntoPreparedDataTrainsOnItWithoutPreparingAgain) {
   EXPECT_EQ(std::filesystem::last_write_time(prepared.token_file(Split::kTrain)), written);
 }
 
+// The log of prepare_data(config, run): what a data phase that went on from a stopped one said
+// it kept and did again.
+std::string prepare_data_log(const Config& config, const RunDir& run) {
+  const testing::CapturedLog log;
+  prepare_data(config, run);
+  return log.text();
+}
+
 // Expects no scratch file of the data phase (*.tmp) left in run.
 void expect_no_scratch_file(const RunDir& run) {
   for (const auto& entry : std::filesystem::directory_iterator(run.path())) {
@@ -764,16 +772,13 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsSplitGoesOnFromIt) {
   EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);
   EXPECT_TRUE(std::filesystem::exists(stopped.file("split.json.tmp")));
   EXPECT_FALSE(std::filesystem::exists(stopped.prepare_report()));
-  {
-    const testing::CapturedLog log;
-    prepare_data(config, stopped);
-    EXPECT_NE(log.text().find(stopped.path() +
-                              " holds the split of an unfinished data phase of these corpora and "
-                              "data settings: "),
-              std::string::npos)
-        << log.text();
-    EXPECT_EQ(log.text().find("cleaned and split"), std::string::npos) << log.text();
-  }
+  const std::string went_on = prepare_data_log(config, stopped);
+  EXPECT_NE(went_on.find(stopped.path() +
+                         " holds the split of an unfinished data phase of these corpora and "
+                         "data settings: "),
+            std::string::npos)
+      << went_on;
+  EXPECT_EQ(went_on.find("cleaned and split"), std::string::npos) << went_on;
   expect_prepared_as_straight_through(
       stopped, straight,
       {"train.tsv", "valid.tsv", "test.tsv", "train.ids", "valid.ids", "prepare.json"});
@@ -781,13 +786,12 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsSplitGoesOnFromIt) {
   Config shorter = config;
   shorter.data.max_words = 6;
   EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);
-  const testing::CapturedLog log;
-  prepare_data(shorter, stopped);
-  EXPECT_NE(log.text().find("a split kept by an earlier data phase of other data settings or "
-                            "corpus files; splitting again"),
+  const std::string again = prepare_data_log(shorter, stopped);
+  EXPECT_NE(again.find("a split kept by an earlier data phase of other data settings or "
+                       "corpus files; splitting again"),
             std::string::npos)
-      << log.text();
-  EXPECT_NE(log.text().find("cleaned and split"), std::string::npos) << log.text();
+      << again;
+  EXPECT_NE(again.find("cleaned and split"), std::string::npos) << again;
 }
 
 // A data phase that fails after training its vocabularies (train.tsv cannot be put in place: a
@@ -804,16 +808,13 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
   EXPECT_THROW(prepare_data(config, stopped), Error);
   EXPECT_TRUE(std::filesystem::exists(stopped.file("split.vocab.json.tmp")));
   std::filesystem::remove(stopped.file("train.tsv"));
-  {
-    const testing::CapturedLog log;
-    prepare_data(config, stopped);
-    EXPECT_NE(log.text().find(stopped.path() +
-                              " holds the vocabularies of an unfinished data phase of this split "
-                              "and these text settings: not trained again"),
-              std::string::npos)
-        << log.text();
-    EXPECT_EQ(log.text().find("vocabulary: training on"), std::string::npos) << log.text();
-  }
+  const std::string went_on = prepare_data_log(config, stopped);
+  EXPECT_NE(went_on.find(stopped.path() +
+                         " holds the vocabularies of an unfinished data phase of this split "
+                         "and these text settings: not trained again"),
+            std::string::npos)
+      << went_on;
+  EXPECT_EQ(went_on.find("vocabulary: training on"), std::string::npos) << went_on;
   expect_prepared_as_straight_through(
       stopped, straight,
       {"train.tsv", "train.ids", "valid.ids", "prepare.json", "spm.src.model", "spm.tgt.model"});
@@ -826,15 +827,13 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
   std::filesystem::remove(stopped.file("train.tsv"));
   Config smaller = config;
   smaller.text.vocab_size = 360;
-  const testing::CapturedLog log;
-  prepare_data(smaller, stopped);
-  EXPECT_NE(log.text().find("vocabularies kept by an earlier data phase of other text settings; "
-                            "training them again"),
+  const std::string again = prepare_data_log(smaller, stopped);
+  EXPECT_NE(again.find("vocabularies kept by an earlier data phase of other text settings; "
+                       "training them again"),
             std::string::npos)
-      << log.text();
-  EXPECT_NE(log.text().find("vocabulary: training on"), std::string::npos) << log.text();
-  EXPECT_NE(log.text().find("holds the split of an unfinished data phase"), std::string::npos)
-      << log.text();
+      << again;
+  EXPECT_NE(again.find("vocabulary: training on"), std::string::npos) << again;
+  EXPECT_NE(again.find("holds the split of an unfinished data phase"), std::string::npos) << again;
 }
 
 // Stops a data phase into `stopped` in the second part of its tokenizing pass: a first phase stops
@@ -870,33 +869,29 @@ TEST(DataPhaseTest, ADataPhaseStoppedWhileTokenizingGoesOnAfterItsLastPart) {
   ASSERT_GT(training_pairs, 256u) << "a test of three parts of 128 pairs";
   const RunDir stopped(dir.file("stopped"));
   stop_in_the_second_tokenizing_part(config, stopped, nullptr, dir);
-  {
-    const testing::CapturedLog log;
-    prepare_data(config, stopped);
-    EXPECT_NE(log.text().find(fmt::format(
-                  "{} holds the first 128 of {} training pairs tokenized by an unfinished data "
-                  "phase of this split and these vocabularies: not tokenized again",
-                  stopped.path(), training_pairs)),
-              std::string::npos)
-        << log.text();
-    EXPECT_NE(log.text().find(fmt::format("tokenized {} training pairs in", training_pairs - 128)),
-              std::string::npos)
-        << log.text();
-  }
+  const std::string went_on = prepare_data_log(config, stopped);
+  EXPECT_NE(went_on.find(fmt::format(
+                "{} holds the first 128 of {} training pairs tokenized by an unfinished data "
+                "phase of this split and these vocabularies: not tokenized again",
+                stopped.path(), training_pairs)),
+            std::string::npos)
+      << went_on;
+  EXPECT_NE(went_on.find(fmt::format("tokenized {} training pairs in", training_pairs - 128)),
+            std::string::npos)
+      << went_on;
   expect_prepared_as_straight_through(stopped, straight,
                                       {"train.tsv", "train.ids", "valid.ids", "prepare.json"});
 
   stop_in_the_second_tokenizing_part(config, stopped, nullptr, dir);
   config.text.vocab_size = 360;
-  const testing::CapturedLog log;
-  prepare_data(config, stopped);
-  EXPECT_NE(log.text().find("parts tokenized by an earlier data phase with other vocabularies; "
-                            "tokenizing again"),
+  const std::string again = prepare_data_log(config, stopped);
+  EXPECT_NE(again.find("parts tokenized by an earlier data phase with other vocabularies; "
+                       "tokenizing again"),
             std::string::npos)
-      << log.text();
-  EXPECT_NE(log.text().find(fmt::format("tokenized {} training pairs in", training_pairs)),
+      << again;
+  EXPECT_NE(again.find(fmt::format("tokenized {} training pairs in", training_pairs)),
             std::string::npos)
-      << log.text();
+      << again;
 }
 
 // With a kept vocabulary (fine-tuning), prepare.json says which share of the training split's
@@ -922,8 +917,8 @@ TEST(DataPhaseTest, TheUnknownPieceShareOfAKeptVocabularyCountsEveryPart) {
   }
   ASSERT_GT(unknown[0], 0);
   ASSERT_GT(unknown[1], 0);
-  const nlohmann::json share =
-      nlohmann::json::parse(testing::read_file(straight.prepare_report())).at("unknown_piece_share");
+  const nlohmann::json share = nlohmann::json::parse(testing::read_file(straight.prepare_report()))
+                                   .at("unknown_piece_share");
   EXPECT_DOUBLE_EQ(share.at("source").get<double>(),
                    static_cast<double>(unknown[0]) / static_cast<double>(total[0]));
   EXPECT_DOUBLE_EQ(share.at("target").get<double>(),
