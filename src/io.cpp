@@ -272,6 +272,30 @@ bool LineReader::next() {
   return true;
 }
 
+std::size_t LineReader::skip(std::size_t lines) {
+  std::size_t passed = 0;
+  bool is_in_line = false;  // bytes of the line being passed were seen
+  while (passed < lines) {
+    if (text_begin_ == text_end_ && !fill()) {
+      if (is_in_line) ++passed;  // an unterminated last line
+      break;
+    }
+    const char* begin = text_.data() + text_begin_;
+    const auto* newline =
+        static_cast<const char*>(std::memchr(begin, '\n', text_end_ - text_begin_));
+    if (!newline) {
+      text_begin_ = text_end_;
+      is_in_line = true;
+      continue;
+    }
+    text_begin_ += static_cast<std::size_t>(newline - begin) + 1;
+    is_in_line = false;
+    ++passed;
+  }
+  line_number_ += passed;
+  return passed;
+}
+
 std::vector<std::string> read_lines(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));

@@ -106,6 +106,10 @@ class LineReader {
   // max_line_bytes is not kept: is_too_long() is set, line() is empty, line_bytes() says how long
   // it was.
   bool next();
+  // Passes over up to `lines` lines as next() would, without keeping them (a search for line
+  // ends, no copy): what picking a few lines of a large file costs. Returns the lines passed,
+  // fewer at the end of the file; line_number() counts them.
+  std::size_t skip(std::size_t lines);
   const std::string& line() const { return line_; }
   bool is_too_long() const { return is_too_long_; }
   std::size_t line_bytes() const { return line_bytes_; }

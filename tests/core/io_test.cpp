@@ -117,17 +117,23 @@ std::vector<std::string> lines_of(const std::string& path, std::size_t max_line_
   return lines;
 }
 
-TEST(LineReaderTest, ReadsPlainAndGzipFilesLineByLineAcrossChunks) {
-  testing::ScratchDir dir;
-  // Lines that straddle the reader's 64 KiB chunks, CRLF, an empty line, no final line end.
+// Lines that straddle the reader's 64 KiB chunks, CRLF, an empty line, no final line end; the
+// lines in `expected`.
+std::string chunk_straddling_text(std::vector<std::string>& expected) {
   std::string text;
-  std::vector<std::string> expected;
   for (int i = 0; i < 3000; ++i) {
     expected.push_back(std::string(static_cast<std::size_t>(i % 97), 'a') + std::to_string(i));
     text += expected.back() + (i % 2 ? "\r\n" : "\n");
   }
   text += "\nlast";
   expected.insert(expected.end(), {"", "last"});
+  return text;
+}
+
+TEST(LineReaderTest, ReadsPlainAndGzipFilesLineByLineAcrossChunks) {
+  testing::ScratchDir dir;
+  std::vector<std::string> expected;
+  const std::string text = chunk_straddling_text(expected);
   EXPECT_EQ(lines_of(dir.write("plain.txt", text), 1 << 20), expected);
   const std::string half = text.substr(0, text.size() / 3);
   EXPECT_EQ(lines_of(dir.write("two-members.gz",
@@ -136,6 +142,33 @@ TEST(LineReaderTest, ReadsPlainAndGzipFilesLineByLineAcrossChunks) {
             expected);
   EXPECT_EQ(lines_of(dir.write("empty.txt", ""), 10), std::vector<std::string>{});
   EXPECT_EQ(lines_of(dir.write("one.txt", "x\n"), 10), std::vector<std::string>{"x"});
+}
+
+TEST(LineReaderTest, SkipsLinesAsNextWouldReadThem) {
+  testing::ScratchDir dir;
+  std::vector<std::string> expected;
+  const std::string text = chunk_straddling_text(expected);
+  for (const std::string& path :
+       {dir.write("plain.txt", text), dir.write("text.gz", testing::gzip(text))}) {
+    LineReader reader(path, 1 << 20);
+    std::size_t line = 0;
+    for (const std::size_t skipped : {0, 1, 7, 1500, 0, 1400}) {
+      EXPECT_EQ(reader.skip(skipped), skipped) << path;
+      line += skipped;
+      ASSERT_TRUE(reader.next()) << path;
+      EXPECT_EQ(reader.line(), expected[line]) << path << " line " << line;
+      EXPECT_EQ(reader.line_number(), ++line) << path;
+    }
+    // The unterminated last line counts as one.
+    EXPECT_EQ(reader.skip(1000), expected.size() - line) << path;
+    EXPECT_EQ(reader.line_number(), expected.size()) << path;
+    EXPECT_FALSE(reader.next()) << path;
+    EXPECT_EQ(reader.skip(5), 0u) << path;
+  }
+  LineReader ended(dir.write("ended.txt", "a\nb\n"), 10);
+  EXPECT_EQ(ended.skip(3), 2u);
+  LineReader empty(dir.write("empty.txt", ""), 10);
+  EXPECT_EQ(empty.skip(1), 0u);
 }
 
 TEST(LineReaderTest, ALineOverTheLimitIsNotKeptButMeasured) {

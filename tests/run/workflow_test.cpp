@@ -758,6 +758,46 @@ TEST(DataPhaseTest, TheStreamedDataPhaseWritesWhatTheStepsInMemoryMake) {
   expect_no_scratch_file(run);
 }
 
+// With fewer pairs allowed than the training text holds (text.vocab_max_pairs), the vocabularies
+// are trained on the seeded sample of its pairs, picked from the cleaned text and from the pairs
+// augmentation added after it.
+TEST(DataPhaseTest, VocabulariesAreTrainedOnTheSeededSampleOfTheTrainingText) {
+  testing::ScratchDir dir;
+  const Config config = load_config(dir.write("sample.json", R"({
+    "data": {"path": ")" + testing::source_dir() + R"(/data/sample/en-es.tsv",
+             "valid_fraction": 0.1, "test_fraction": 0.1, "augment_concat": 0.3},
+    "model": {"d_model": 32, "layers": 1, "heads": 2, "ff_mult": 2, "norm": "pre"},
+    "text": {"tokenizer": "sentencepiece", "vocab_size": 400, "vocab_max_pairs": 60},
+    "train": {"batch_size": 32, "epochs": 1, "threads": 1}})"));
+  const RunDir run(dir.file("data"));
+  prepare_data(config, run);
+
+  const data::CorpusSet corpora{
+      {data::read_corpus(config.data.training_corpora()[0], config.data.format).pairs}, {}, {}};
+  data::Splits splits = data::make_splits(corpora, config.data, config.text.clean);
+  const std::size_t cleaned = splits.train.size();
+  ASSERT_GT(data::augment_training_split(splits, config.data).joined, 0u);
+  const std::vector<std::size_t> sample =
+      data::sample_indices(splits.train.size(), 60, config.data.seed);
+  ASSERT_EQ(sample.size(), 60u);
+  ASSERT_LT(sample.front(), cleaned);
+  ASSERT_GE(sample.back(), cleaned) << "the sample takes no pair augmentation added";
+  std::vector<std::string> sources;
+  std::vector<std::string> targets;
+  for (const std::size_t index : sample) {
+    sources.push_back(splits.train[index].source);
+    targets.push_back(splits.train[index].target);
+  }
+  const text::TokenizerPair expected =
+      text::train_tokenizers(config.text, sources, targets, config.data.seed);
+  const std::string expected_dir = dir.file("expected");
+  std::filesystem::create_directories(expected_dir);
+  for (const std::string& path : text::save_tokenizers(config.text, expected, expected_dir)) {
+    const std::string name = std::filesystem::path(path).filename();
+    EXPECT_EQ(testing::read_file(run.file(name)), testing::read_file(path)) << name;
+  }
+}
+
 // A data phase that stops after its split (here: the vocabulary run it is given has no
 // vocabulary) goes on from the split the next time, and prepares what one run straight through
 // prepares; other data settings split again.

@@ -148,6 +148,9 @@ class PairFileReader {
   // Appends up to at_most further pairs; false when none is left. Throws DataError (file:line) on
   // a malformed line.
   bool read(std::vector<SentencePair>& pairs, std::size_t at_most);
+  // Passes over up to `count` pairs without reading them (LineReader::skip); returns how many,
+  // fewer at the end of the file.
+  std::size_t skip(std::size_t count) { return lines_->skip(count); }
 
  private:
   std::string path_;
