@@ -112,9 +112,11 @@ void check_offsets(const std::string& path, const Layout& layout, const uint64_t
 }  // namespace
 
 // Copies (one side of a pair each) between two releases of a mapping's pages: each touches one or
-// two pages of ids and one of offsets, so at most 16,384 x 3 x 4 KiB = 192 MiB stay resident, and
-// random batches of a large file keep about a quarter of that.
-constexpr std::size_t kCopiesBetweenReleases = std::size_t{1} << 14;
+// two pages of ids and one of offsets, but a fault maps the cached pages around it too (the
+// kernel's fault-around, 64 KiB), so random batches keep up to 256 x 3 x 64 KiB = 48 MiB
+// resident. Released every 16,384 copies, training on 30M prepared pairs held 0.6 GiB more of the
+// file after six updates (record train-memory-30m-2026-12-03-xeon-207).
+constexpr std::size_t kCopiesBetweenReleases = std::size_t{1} << 8;
 
 struct EncodedCorpus::Storage {
   std::string origin = "memory";
