@@ -248,7 +248,9 @@ TEST(DataPhaseSignalTest, SigtermOrSigintAnywhereInTheDataPhaseStopsAndResumeFin
 }
 
 // `nmt prepare` stopped by a signal says how to go on, and the same command then prepares what one
-// run straight through prepares.
+// run straight through prepares. A signal may come after the data is ready, while the process
+// frees its memory and exits: its handler may be gone by then, and the signal ends the process as
+// it ends any (status 128 + signal), the prepared run already complete.
 TEST(DataPhaseSignalTest, SigtermOrSigintWhilePreparingSaysHowToGoOnAndTheSameCommandFinishes) {
   testing::ScratchDir dir;
   const std::string config = long_data_phase_config(dir, 300000);
@@ -262,17 +264,19 @@ TEST(DataPhaseSignalTest, SigtermOrSigintWhilePreparingSaysHowToGoOnAndTheSameCo
   int interrupted = 0;
   for (int round = 0; round < 4; ++round) {
     const std::string run = dir.file("run" + std::to_string(round));
-    const auto [status, text] =
-        signal_after_the_lock({"prepare", "--config", config, "--out", run}, run,
-                              round % 2 == 0 ? SIGTERM : SIGINT, seconds * 0.9, random);
-    if (status == 130) {
+    const int signal = round % 2 == 0 ? SIGTERM : SIGINT;
+    const auto [status, text] = signal_after_the_lock({"prepare", "--config", config, "--out", run},
+                                                      run, signal, seconds * 0.9, random);
+    if (text.find("data ready in " + run) == std::string::npos) {
       ++interrupted;
+      EXPECT_EQ(status, 130) << text;
       EXPECT_NE(text.find("nmt: interrupted while preparing " + run +
                           "; the same `nmt prepare` into it goes on from what it finished\n"),
                 std::string::npos)
           << text;
     } else {
-      EXPECT_EQ(status, 0) << text;
+      // 130 also when the signal came between that line and the handler's removal.
+      EXPECT_TRUE(status == 0 || status == 130 || status == 128 + signal) << status << "\n" << text;
     }
     const auto again = run_nmt("prepare --config '" + config + "' --out '" + run + "'");
     ASSERT_EQ(again.exit_code, 0) << again.output;
