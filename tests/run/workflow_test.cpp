@@ -699,6 +699,13 @@ std::string prepare_data_log(const Config& config, const RunDir& run) {
   return log.text();
 }
 
+// Expects the log of a data phase that went on from a stopped one to say it kept what `kept`
+// says, and not to say `redone`, the line of the step it would otherwise do again.
+void expect_went_on(const std::string& log, const std::string& kept, const std::string& redone) {
+  EXPECT_NE(log.find(kept), std::string::npos) << log;
+  EXPECT_EQ(log.find(redone), std::string::npos) << log;
+}
+
 // Expects no scratch file of the data phase (*.tmp) left in run.
 void expect_no_scratch_file(const RunDir& run) {
   for (const auto& entry : std::filesystem::directory_iterator(run.path())) {
@@ -812,13 +819,11 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsSplitGoesOnFromIt) {
   EXPECT_THROW(prepare_data(config, stopped, &no_vocabulary), Error);
   EXPECT_TRUE(std::filesystem::exists(stopped.file("split.json.tmp")));
   EXPECT_FALSE(std::filesystem::exists(stopped.prepare_report()));
-  const std::string went_on = prepare_data_log(config, stopped);
-  EXPECT_NE(went_on.find(stopped.path() +
-                         " holds the split of an unfinished data phase of these corpora and "
-                         "data settings: "),
-            std::string::npos)
-      << went_on;
-  EXPECT_EQ(went_on.find("cleaned and split"), std::string::npos) << went_on;
+  expect_went_on(prepare_data_log(config, stopped),
+                 stopped.path() +
+                     " holds the split of an unfinished data phase of these corpora and "
+                     "data settings: ",
+                 "cleaned and split");
   expect_prepared_as_straight_through(
       stopped, straight,
       {"train.tsv", "valid.tsv", "test.tsv", "train.ids", "valid.ids", "prepare.json"});
@@ -848,13 +853,11 @@ TEST(DataPhaseTest, ADataPhaseStoppedAfterItsVocabulariesGoesOnFromThem) {
   EXPECT_THROW(prepare_data(config, stopped), Error);
   EXPECT_TRUE(std::filesystem::exists(stopped.file("split.vocab.json.tmp")));
   std::filesystem::remove(stopped.file("train.tsv"));
-  const std::string went_on = prepare_data_log(config, stopped);
-  EXPECT_NE(went_on.find(stopped.path() +
-                         " holds the vocabularies of an unfinished data phase of this split "
-                         "and these text settings: not trained again"),
-            std::string::npos)
-      << went_on;
-  EXPECT_EQ(went_on.find("vocabulary: training on"), std::string::npos) << went_on;
+  expect_went_on(prepare_data_log(config, stopped),
+                 stopped.path() +
+                     " holds the vocabularies of an unfinished data phase of this split "
+                     "and these text settings: not trained again",
+                 "vocabulary: training on");
   expect_prepared_as_straight_through(
       stopped, straight,
       {"train.tsv", "train.ids", "valid.ids", "prepare.json", "spm.src.model", "spm.tgt.model"});
