@@ -8,6 +8,7 @@
 #include <atomic>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "data/random.h"
@@ -31,59 +32,15 @@ uint64_t length_key(const EncodedCorpus& pairs, std::size_t pair) {
   return (static_cast<uint64_t>(pairs.target_length(pair)) << 32) | pairs.source_length(pair);
 }
 
-// Pair indices sorted by length: runs of pairs of equal (target length, source length), in
-// increasing order.
-struct LengthOrder {
-  struct Run {
-    uint64_t key;  // length_key
-    uint32_t pairs;
-  };
-  std::vector<uint32_t> pairs;
-  std::vector<Run> runs;
-};
-
-// A counting sort in two passes over the lengths, so that nothing as large as the corpus but the
-// result is held. With random, pairs of equal lengths come in random order, else in index order.
-LengthOrder sorted_by_length(const EncodedCorpus& pairs, SplitMix64* random) {
-  std::unordered_map<uint64_t, uint32_t> next;  // length key -> count, then next position
-  for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
-    if (pair % kPairsBetweenReleases == 0) pairs.release_pages();
-    ++next[length_key(pairs, pair)];
-  }
-  LengthOrder order;
-  for (const auto& [key, count] : next) order.runs.push_back({key, count});
-  std::sort(order.runs.begin(), order.runs.end(),
-            [](const LengthOrder::Run& a, const LengthOrder::Run& b) { return a.key < b.key; });
-  uint32_t position = 0;
-  for (const LengthOrder::Run& run : order.runs) {
-    next[run.key] = position;
-    position += run.pairs;
-  }
-  order.pairs.resize(pairs.size());
-  for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
-    if (pair % kPairsBetweenReleases == 0) pairs.release_pages();
-    order.pairs[next[length_key(pairs, pair)]++] = static_cast<uint32_t>(pair);
-  }
-  pairs.release_pages();
-  if (random) {
-    uint32_t first = 0;
-    for (const LengthOrder::Run& run : order.runs) {
-      shuffle(order.pairs.data() + first, run.pairs, *random);
-      first += run.pairs;
-    }
-  }
-  return order;
-}
-
-// Where batches start in order.pairs when each holds at most max_tokens padded target tokens
-// (<EOS> included), rows * longest <= max_tokens; a pair longer than that has a batch of its own.
-// The lengths come from the runs, not from the corpus; they only grow, so a batch's last pair is
-// its longest.
-std::vector<uint32_t> starts_by_tokens(const LengthOrder& order, int64_t max_tokens) {
+// Where batches start in a block's pairs sorted by length (runs of equal lengths, by increasing
+// key) when each holds at most max_tokens padded target tokens (<EOS> included),
+// rows * longest <= max_tokens; a pair longer than that has a batch of its own. The lengths only
+// grow, so a batch's last pair is its longest.
+std::vector<uint32_t> starts_by_tokens(const std::vector<LengthRun>& runs, int64_t max_tokens) {
   std::vector<uint32_t> starts;
   std::size_t rows = 0;
   uint32_t i = 0;
-  for (const LengthOrder::Run& run : order.runs) {
+  for (const LengthRun& run : runs) {
     const std::size_t longest = (run.key >> 32) + 1;
     for (uint32_t j = 0; j < run.pairs; ++j, ++i) {
       if (i == 0 || (rows + 1) * longest > static_cast<std::size_t>(max_tokens)) {
@@ -96,6 +53,20 @@ std::vector<uint32_t> starts_by_tokens(const LengthOrder& order, int64_t max_tok
   starts.push_back(i);
   return starts;
 }
+
+std::vector<LengthRun> sorted_runs(const std::unordered_map<uint64_t, uint32_t>& counts) {
+  std::vector<LengthRun> runs;
+  runs.reserve(counts.size());
+  for (const auto& [key, count] : counts) runs.push_back({key, count});
+  std::sort(runs.begin(), runs.end(),
+            [](const LengthRun& a, const LengthRun& b) { return a.key < b.key; });
+  return runs;
+}
+
+// Streams of the generator apart from the batch order's: which block a pair falls in, and each
+// block's own order (block 0's is the one an epoch of a single block has always had).
+constexpr uint64_t kDealStream = 0x94D049BB133111EBull;
+constexpr uint64_t kBlockStream = 0x2545F4914F6CDD1Dull;
 
 enum class Side { kSource, kTarget };
 
@@ -203,32 +174,105 @@ BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& option
                     fmt::format("{} pairs; training takes at most {} a run", pairs.size(),
                                 std::numeric_limits<uint32_t>::max() - 1));
   }
-  SplitMix64 random(epoch_seed(options.seed, epoch));
   BatchPlan plan;
+  plan.pairs_ = pairs;
+  plan.options_ = options;
+  plan.epoch_ = epoch;
+  const std::size_t block_pairs = std::max<std::size_t>(1, options.block_pairs);
+  plan.blocks_ = std::max<std::size_t>(1, (pairs.size() + block_pairs - 1) / block_pairs);
+  plan.deal_seed_ = epoch_seed(options.seed ^ kDealStream, epoch);
+  std::vector<std::size_t> batches(plan.blocks_);
   if (options.max_tokens <= 0) {
-    plan.pairs_.resize(pairs.size());
-    std::iota(plan.pairs_.begin(), plan.pairs_.end(), 0);
-    if (options.shuffle) shuffle(plan.pairs_, random);
+    std::vector<std::size_t> block_sizes(plan.blocks_);
+    for (std::size_t pair = 0; pair < pairs.size(); ++pair) ++block_sizes[plan.block_of(pair)];
     const auto rows = static_cast<std::size_t>(options.batch_size);
-    for (std::size_t start = 0; start < pairs.size(); start += rows) {
-      plan.starts_.push_back(static_cast<uint32_t>(start));
+    for (std::size_t block = 0; block < plan.blocks_; ++block) {
+      batches[block] = (block_sizes[block] + rows - 1) / rows;
     }
-    plan.starts_.push_back(static_cast<uint32_t>(pairs.size()));
   } else {
-    LengthOrder order = sorted_by_length(pairs, options.shuffle ? &random : nullptr);
-    plan.starts_ = starts_by_tokens(order, options.max_tokens);
-    plan.pairs_ = std::move(order.pairs);
+    std::vector<std::unordered_map<uint64_t, uint32_t>> counts(plan.blocks_);
+    for (std::size_t pair = 0; pair < pairs.size(); ++pair) {
+      if (pair % kPairsBetweenReleases == 0) pairs.release_pages();
+      ++counts[plan.block_of(pair)][length_key(pairs, pair)];
+    }
+    pairs.release_pages();
+    for (std::size_t block = 0; block < plan.blocks_; ++block) {
+      plan.runs_.push_back(sorted_runs(counts[block]));
+      counts[block] = {};
+      batches[block] = starts_by_tokens(plan.runs_.back(), options.max_tokens).size() - 1;
+    }
   }
-  plan.order_.resize(plan.starts_.size() - 1);
-  std::iota(plan.order_.begin(), plan.order_.end(), 0);
-  if (options.shuffle && options.max_tokens > 0) shuffle(plan.order_, random);
-  pairs.release_pages();
+  plan.block_ends_.resize(plan.blocks_);
+  std::partial_sum(batches.begin(), batches.end(), plan.block_ends_.begin());
+  return plan;
+}
+
+std::size_t BatchPlan::block_of(std::size_t pair) const {
+  if (blocks_ == 1) return 0;
+  if (!options_.shuffle) return pair / options_.block_pairs;
+  return static_cast<std::size_t>(SplitMix64(deal_seed_ + pair).next() % blocks_);
+}
+
+// The block's pairs in index order, then shuffled (sentence batches) or sorted by length with
+// equal lengths in random order (token batches, a counting sort from the block's runs).
+BatchPlan::Block BatchPlan::plan_block(std::size_t block) const {
+  SplitMix64 random(epoch_seed(options_.seed ^ (block * kBlockStream), epoch_));
+  Block plan;
+  if (options_.max_tokens <= 0) {
+    plan.pairs.reserve(pairs_.size() / blocks_ + 1);
+    for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
+      if (block_of(pair) == block) plan.pairs.push_back(static_cast<uint32_t>(pair));
+    }
+    if (options_.shuffle) shuffle(plan.pairs, random);
+    const auto rows = static_cast<std::size_t>(options_.batch_size);
+    for (std::size_t start = 0; start < plan.pairs.size(); start += rows) {
+      plan.starts.push_back(static_cast<uint32_t>(start));
+    }
+    plan.starts.push_back(static_cast<uint32_t>(plan.pairs.size()));
+  } else {
+    const std::vector<LengthRun>& runs = runs_[block];
+    std::unordered_map<uint64_t, uint32_t> next;  // length key -> next position
+    uint32_t position = 0;
+    for (const LengthRun& run : runs) {
+      next[run.key] = position;
+      position += run.pairs;
+    }
+    plan.pairs.resize(position);
+    for (std::size_t pair = 0; pair < pairs_.size(); ++pair) {
+      if (pair % kPairsBetweenReleases == 0) pairs_.release_pages();
+      if (block_of(pair) == block) {
+        plan.pairs[next[length_key(pairs_, pair)]++] = static_cast<uint32_t>(pair);
+      }
+    }
+    pairs_.release_pages();
+    if (options_.shuffle) {
+      uint32_t first = 0;
+      for (const LengthRun& run : runs) {
+        shuffle(plan.pairs.data() + first, run.pairs, random);
+        first += run.pairs;
+      }
+    }
+    plan.starts = starts_by_tokens(runs, options_.max_tokens);
+  }
+  plan.order.resize(plan.starts.size() - 1);
+  std::iota(plan.order.begin(), plan.order.end(), 0);
+  if (options_.shuffle && options_.max_tokens > 0) shuffle(plan.order, random);
   return plan;
 }
 
 std::vector<std::size_t> BatchPlan::batch(std::size_t b) const {
-  const uint32_t k = order_.at(b);
-  return {pairs_.begin() + starts_[k], pairs_.begin() + starts_[k + 1]};
+  if (b >= size()) {
+    throw std::out_of_range(fmt::format("batch {} of an epoch of {}", b, size()));
+  }
+  const auto block = static_cast<std::size_t>(
+      std::upper_bound(block_ends_.begin(), block_ends_.end(), b) - block_ends_.begin());
+  if (block != planned_block_) {
+    planned_ = plan_block(block);
+    planned_block_ = block;
+  }
+  const uint32_t k = planned_.order[b - (block == 0 ? 0 : block_ends_[block - 1])];
+  return {planned_.pairs.begin() + planned_.starts[k],
+          planned_.pairs.begin() + planned_.starts[k + 1]};
 }
 
 bool BatchPlan::operator==(const BatchPlan& other) const {

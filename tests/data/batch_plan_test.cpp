@@ -4,8 +4,10 @@
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -123,6 +125,82 @@ TEST(PlanBatchesTest, APairLongerThanTheBudgetGetsABatchOfItsOwn) {
   const EncodedCorpus pairs({{{4}, std::vector<int64_t>(50, 5)}, {{4}, {5}}});
   const BatchPlan plan = plan_batches(pairs, BatchingOptions{128, 10, 1, false}, 0);
   ASSERT_EQ(plan.size(), 2u);
+}
+
+// An epoch that fits one block is planned as nmt planned every epoch before it planned by blocks
+// (these batches come from that code), so that runs started before go on with the same batches.
+TEST(PlanBatchesTest, AnEpochOfOneBlockIsPlannedAsBefore) {
+  const auto pairs = pairs_of_lengths(500);
+  const BatchPlan tokens = plan_batches(pairs, BatchingOptions{128, 60, 5, true}, 2);
+  ASSERT_EQ(tokens.size(), 71u);
+  EXPECT_EQ(tokens.batch(0), (std::vector<std::size_t>{400, 465, 231, 166, 491, 361, 426, 36}));
+  EXPECT_EQ(tokens.batch(1), (std::vector<std::size_t>{445, 471, 341, 406, 211, 276}));
+  EXPECT_EQ(tokens.batch(70), (std::vector<std::size_t>{127, 218, 413, 23, 153, 88, 283, 348}));
+  const BatchPlan sentences = plan_batches(pairs, BatchingOptions{16, 0, 5, true}, 2);
+  ASSERT_EQ(sentences.size(), 32u);
+  EXPECT_EQ(sentences.batch(0), (std::vector<std::size_t>{12, 438, 178, 58, 376, 26, 9, 169, 110,
+                                                          432, 14, 321, 276, 62, 69, 286}));
+  EXPECT_EQ(sentences.batch(31), (std::vector<std::size_t>{100, 19, 95, 195}));
+}
+
+TEST(PlanBatchesTest, AnEpochOfManyBlocksTrainsEveryPairOnceWithinTheBudget) {
+  const auto pairs = pairs_of_lengths(2000);
+  const BatchingOptions options{128, 60, 5, true, /*block_pairs=*/300};
+  const BatchPlan plan = plan_batches(pairs, options, 0);
+  const auto seen = all_indices(plan);
+  EXPECT_EQ(seen.size(), 2000u);
+  EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), 2000u);
+  std::size_t padded = 0;
+  std::size_t real = 0;
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    const Batch batch = collate(pairs, plan.batch(b));
+    EXPECT_LE(batch.padded_target_tokens, 60);
+    padded += static_cast<std::size_t>(batch.padded_target_tokens);
+    real += static_cast<std::size_t>(batch.target_tokens);
+  }
+  EXPECT_LT(static_cast<double>(padded - real) / static_cast<double>(padded), 0.1);
+  // Blocks are dealt at random: the first batch is not made of the first block_pairs pairs.
+  const std::vector<std::size_t> first = plan.batch(0);
+  EXPECT_GT(*std::max_element(first.begin(), first.end()), 300u);
+  EXPECT_EQ(plan_batches(pairs, options, 0), plan);
+  EXPECT_NE(plan_batches(pairs, options, 1), plan);
+}
+
+// A resumed run asks for the batch it stopped at first; each block is planned from the seed, the
+// epoch and its number alone, so that it gets what the uninterrupted run read.
+TEST(PlanBatchesTest, BatchesOfManyBlocksAreTheSameReadFromAnywhere) {
+  const auto pairs = pairs_of_lengths(2000);
+  for (const int64_t max_tokens : {0, 60}) {
+    const BatchingOptions options{16, max_tokens, 5, true, /*block_pairs=*/300};
+    const BatchPlan in_order = plan_batches(pairs, options, 3);
+    std::vector<std::vector<std::size_t>> read;
+    for (std::size_t b = 0; b < in_order.size(); ++b) read.push_back(in_order.batch(b));
+    const BatchPlan resumed = plan_batches(pairs, options, 3);
+    for (std::size_t b = in_order.size(); b-- > 0;) {
+      ASSERT_EQ(resumed.batch(b), read[b]) << "max_tokens " << max_tokens << ", batch " << b;
+    }
+  }
+  const BatchPlan plan = plan_batches(pairs, BatchingOptions{16, 0, 5, true, 300}, 0);
+  EXPECT_THROW(plan.batch(plan.size()), std::out_of_range);
+}
+
+TEST(PlanBatchesTest, UnshuffledBlocksAreRunsOfThePairsInOrder) {
+  const auto pairs = pairs_of_lengths(250);
+  const BatchPlan sentences = plan_batches(pairs, BatchingOptions{8, 0, 5, false, 100}, 0);
+  ASSERT_EQ(sentences.size(), 13u + 13u + 7u);
+  EXPECT_EQ(sentences.batch(12), (std::vector<std::size_t>{96, 97, 98, 99}));
+  EXPECT_EQ(sentences.batch(13)[0], 100u);
+  EXPECT_EQ(sentences.batch(32), (std::vector<std::size_t>{248, 249}));
+  const BatchPlan tokens = plan_batches(pairs, BatchingOptions{8, 40, 5, false, 100}, 0);
+  std::vector<std::size_t> read;
+  for (std::size_t b = 0; b < tokens.size(); ++b) {
+    const std::vector<std::size_t> batch = tokens.batch(b);
+    read.insert(read.end(), batch.begin(), batch.end());
+  }
+  ASSERT_EQ(read.size(), 250u);
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    EXPECT_EQ(read[i] / 100, i < 100 ? 0u : i < 200 ? 1u : 2u) << "position " << i;
+  }
 }
 
 std::vector<SentencePair> sentence_pairs() {
