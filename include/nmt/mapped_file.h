@@ -8,9 +8,9 @@
 
 namespace nmt {
 
-// The file's pages, unmapped on destruction. An empty file has no mapping (mmap refuses length
-// 0): data() is null and size() 0. The file must not be truncated while it is mapped: reading a
-// page that is gone raises SIGBUS, as with any mapping.
+// The file's pages, unmapped (and the file closed) on destruction. An empty file has no mapping
+// (mmap refuses length 0): data() is null and size() 0. The file must not be truncated while it is
+// mapped: reading a page that is gone raises SIGBUS, as with any mapping.
 class MappedFile {
  public:
   // Throws nmt::Error "cannot open|read|map <path>: <reason>" when path cannot be opened, is not
@@ -28,7 +28,15 @@ class MappedFile {
   // hold is read through with its resident set bounded by what is read between two calls.
   void release() const;
 
+  // Copies `bytes` bytes at `offset` into out through the page cache (pread), not through the
+  // mapping: nothing of the file joins the process's resident memory, however the kernel maps
+  // pages around a fault. Throws nmt::Error "cannot read <path>: <reason>", or naming the byte
+  // the file ends before when it has shrunk since it was opened.
+  void read(std::size_t offset, std::size_t bytes, void* out) const;
+
  private:
+  std::string path_;
+  int fd_ = -1;
   void* address_ = nullptr;
   std::size_t size_ = 0;
 };

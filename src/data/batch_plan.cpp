@@ -72,16 +72,15 @@ enum class Side { kSource, kTarget };
 
 // The rows' ids of one side, padded to the longest, with an optional id before (prefix >= 0) and
 // after (suffix >= 0) each row's.
-at::Tensor pad_rows(const EncodedCorpus& pairs,
-                    const std::vector<std::size_t>& rows,
+at::Tensor pad_rows(const std::vector<EncodedPair>& rows,
                     Side side,
                     int64_t prefix,
                     int64_t suffix) {
-  const auto length = [&pairs, side](std::size_t pair) {
-    return side == Side::kSource ? pairs.source_length(pair) : pairs.target_length(pair);
+  const auto ids = [side](const EncodedPair& pair) -> const std::vector<int64_t>& {
+    return side == Side::kSource ? pair.source : pair.target;
   };
   std::size_t longest = 0;
-  for (const std::size_t row : rows) longest = std::max(longest, length(row));
+  for (const EncodedPair& row : rows) longest = std::max(longest, ids(row).size());
   const auto width = static_cast<int64_t>(longest) + (prefix >= 0 ? 1 : 0) + (suffix >= 0 ? 1 : 0);
   at::Tensor out = at::full({static_cast<int64_t>(rows.size()), std::max<int64_t>(width, 1)},
                             text::kPadId, at::kLong);
@@ -89,8 +88,7 @@ at::Tensor pad_rows(const EncodedCorpus& pairs,
   for (std::size_t r = 0; r < rows.size(); ++r) {
     int64_t* cursor = data + static_cast<int64_t>(r) * out.size(1);
     if (prefix >= 0) *cursor++ = prefix;
-    cursor = side == Side::kSource ? pairs.copy_source(rows[r], cursor)
-                                   : pairs.copy_target(rows[r], cursor);
+    cursor = std::copy(ids(rows[r]).begin(), ids(rows[r]).end(), cursor);
     if (suffix >= 0) *cursor = suffix;
   }
   return out;
@@ -285,13 +283,16 @@ bool BatchPlan::operator==(const BatchPlan& other) const {
 
 Batch collate(const EncodedCorpus& pairs, const std::vector<std::size_t>& indices) {
   Batch batch;
+  std::vector<EncodedPair> rows;
+  rows.reserve(indices.size());
   for (const std::size_t index : indices) {
-    batch.source_tokens += static_cast<int64_t>(pairs.source_length(index));
-    batch.target_tokens += static_cast<int64_t>(pairs.target_length(index)) + 1;
+    rows.push_back(pairs.pair(index));
+    batch.source_tokens += static_cast<int64_t>(rows.back().source.size());
+    batch.target_tokens += static_cast<int64_t>(rows.back().target.size()) + 1;
   }
-  batch.source = pad_rows(pairs, indices, Side::kSource, -1, -1);
-  batch.target_in = pad_rows(pairs, indices, Side::kTarget, text::kSosId, -1);
-  batch.target_out = pad_rows(pairs, indices, Side::kTarget, -1, text::kEosId);
+  batch.source = pad_rows(rows, Side::kSource, -1, -1);
+  batch.target_in = pad_rows(rows, Side::kTarget, text::kSosId, -1);
+  batch.target_out = pad_rows(rows, Side::kTarget, -1, text::kEosId);
   batch.padded_target_tokens = batch.target_out.numel();
   return batch;
 }

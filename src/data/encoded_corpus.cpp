@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -111,19 +111,13 @@ void check_offsets(const std::string& path, const Layout& layout, const uint64_t
 
 }  // namespace
 
-// Copies (one side of a pair each) between two releases of a mapping's pages: each touches one or
-// two pages of ids and one of offsets, but a fault maps the cached pages around it too (the
-// kernel's fault-around, 64 KiB), so random batches keep up to 256 x 3 x 64 KiB = 48 MiB
-// resident. Released every 16,384 copies, training on 30M prepared pairs held 0.6 GiB more of the
-// file after six updates (record train-memory-30m-2026-12-03-xeon-207).
-constexpr std::size_t kCopiesBetweenReleases = std::size_t{1} << 8;
-
 struct EncodedCorpus::Storage {
   std::string origin = "memory";
   std::vector<uint64_t> offsets;
   std::vector<uint32_t> ids;
   std::unique_ptr<MappedFile> mapping;
-  mutable std::atomic<std::size_t> copies{0};
+  std::size_t offsets_at = 0;  // in the mapped file
+  std::size_t id_count = 0;
 };
 
 EncodedCorpus::EncodedCorpus() : EncodedCorpus(std::vector<uint64_t>{0}, {}) {}
@@ -173,6 +167,8 @@ EncodedCorpus EncodedCorpus::map(const std::string& path) {
   const auto* offsets = reinterpret_cast<const uint64_t*>(data + layout.offsets_at);
   check_offsets(path, layout, offsets);
   storage->mapping->release();
+  storage->offsets_at = layout.offsets_at;
+  storage->id_count = static_cast<std::size_t>(layout.ids);
 
   EncodedCorpus corpus;
   corpus.offsets_ = offsets;
@@ -191,16 +187,15 @@ void EncodedCorpus::release_pages() const {
   if (storage_->mapping) storage_->mapping->release();
 }
 
-int64_t* EncodedCorpus::copy_ids(std::size_t begin,
-                                 std::size_t end,
-                                 uint32_t vocabulary,
-                                 int64_t* out) const {
-  if (storage_->mapping && ++storage_->copies % kCopiesBetweenReleases == 0) release_pages();
+void EncodedCorpus::decode_ids(const unsigned char* bytes,
+                               std::size_t begin,
+                               std::size_t end,
+                               uint32_t vocabulary,
+                               int64_t* out) const {
   for (std::size_t index = begin; index < end; ++index) {
-    const uint32_t id = id_bytes_ == 2 ? read_at<uint16_t>(reinterpret_cast<const char*>(ids_),
-                                                            2 * index)
-                                       : read_at<uint32_t>(reinterpret_cast<const char*>(ids_),
-                                                           4 * index);
+    const std::size_t at = (index - begin) * static_cast<std::size_t>(id_bytes_);
+    const char* data = reinterpret_cast<const char*>(bytes);
+    const uint32_t id = id_bytes_ == 2 ? read_at<uint16_t>(data, at) : read_at<uint32_t>(data, at);
     if (vocabulary != 0 && id >= vocabulary) {
       throw DataError(origin(), fmt::format("id {} at byte {} is not below its vocabulary's size, "
                                             "{}: the file is damaged",
@@ -208,22 +203,36 @@ int64_t* EncodedCorpus::copy_ids(std::size_t begin,
     }
     *out++ = id;
   }
-  return out;
 }
 
-int64_t* EncodedCorpus::copy_source(std::size_t pair, int64_t* out) const {
-  return copy_ids(offset(2 * pair), offset(2 * pair + 1), source_vocabulary_, out);
-}
-
-int64_t* EncodedCorpus::copy_target(std::size_t pair, int64_t* out) const {
-  return copy_ids(offset(2 * pair + 1), offset(2 * pair + 2), target_vocabulary_, out);
-}
-
+// A mapped pair is read with pread, not through the mapping: training reads pairs from all over
+// the file, and each page fault maps what the kernel chooses around it (64 KiB of fault-around,
+// whole large folios after its readahead), so that 30M prepared pairs held 150-430 MiB of the
+// file between two releases every 256 copies (record train-memory-30m-blocks-2026-12-04-xeon-207).
 EncodedPair EncodedCorpus::pair(std::size_t index) const {
-  EncodedPair pair{std::vector<int64_t>(source_length(index)),
-                   std::vector<int64_t>(target_length(index))};
-  copy_source(index, pair.source.data());
-  copy_target(index, pair.target.data());
+  std::array<uint64_t, 3> bounds{};  // source [0, 1), target [1, 2)
+  std::vector<unsigned char> read;
+  const unsigned char* bytes = nullptr;
+  if (storage_->mapping) {
+    const std::size_t bounds_at = storage_->offsets_at + 16 * index;
+    storage_->mapping->read(bounds_at, sizeof bounds, bounds.data());
+    if (bounds[0] > bounds[1] || bounds[1] > bounds[2] || bounds[2] > storage_->id_count) {
+      throw DataError(origin(), fmt::format("the offsets of pair {} at byte {} changed after the "
+                                            "file was opened",
+                                            index, bounds_at));
+    }
+    read.resize((bounds[2] - bounds[0]) * static_cast<std::size_t>(id_bytes_));
+    storage_->mapping->read(kHeaderBytes + bounds[0] * id_bytes_, read.size(), read.data());
+    bytes = read.data();
+  } else {
+    bounds = {offsets_[2 * index], offsets_[2 * index + 1], offsets_[2 * index + 2]};
+    bytes = ids_ + bounds[0] * static_cast<std::size_t>(id_bytes_);
+  }
+  EncodedPair pair{std::vector<int64_t>(bounds[1] - bounds[0]),
+                   std::vector<int64_t>(bounds[2] - bounds[1])};
+  decode_ids(bytes, bounds[0], bounds[1], source_vocabulary_, pair.source.data());
+  decode_ids(bytes + pair.source.size() * static_cast<std::size_t>(id_bytes_), bounds[1], bounds[2],
+             target_vocabulary_, pair.target.data());
   return pair;
 }
 

@@ -205,6 +205,35 @@ TEST(EncodedCorpusTest, OffsetsOutOfOrderAreRefusedAtTheirByte) {
             path + ": offset 2 at byte 64 is 1: below the one before it (3); the file is damaged");
 }
 
+// Pairs are read from the file when a batch needs them: a run directory changed under a training
+// fails the read with a message, not with a crash or with other pairs.
+TEST(EncodedCorpusTest, AFileChangedAfterItWasOpenedFailsTheReadNamingIt) {
+  testing::ScratchDir dir;
+  const std::string path = written(dir, kPairs);
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  // Offsets 0 3 5 6 9 at bytes 48-87; pair 1's are 5 6 9 from byte 64.
+  const uint64_t beyond_the_next = 10;
+  overwrite(path, 72, &beyond_the_next, 8);
+  EXPECT_EQ(mapped.pair(0), kPairs[0]);
+  try {
+    mapped.pair(1);
+    ADD_FAILURE() << "read offsets out of order";
+  } catch (const DataError& error) {
+    EXPECT_STREQ(
+        error.what(),
+        (path + ": the offsets of pair 1 at byte 64 changed after the file was opened").c_str());
+  }
+  std::filesystem::resize_file(path, 60);
+  try {
+    mapped.pair(1);
+    ADD_FAILURE() << "read beyond the end of the file";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), ("cannot read " + path +
+                                ": it ends before byte 88; it was changed after it was opened")
+                                   .c_str());
+  }
+}
+
 TEST(EncodedCorpusTest, AnIdBeyondTheVocabularyIsRefusedWhenRead) {
   testing::ScratchDir dir;
   const std::string path = written(dir, kPairs);
@@ -252,24 +281,35 @@ std::string large_token_file(const testing::ScratchDir& dir, std::size_t pairs, 
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
-TEST(EncodedCorpusTest, ReleasingPagesDropsWhatWasReadFromResidentMemory) {
+TEST(EncodedCorpusTest, PairsReadFromAllOverAFileLeaveNoneOfItResident) {
   testing::ScratchDir dir;
-  // 25 MiB of ids in 200 copies, fewer than copying releases the pages after by itself.
-  const std::string path = large_token_file(dir, 100, 65536);
+  const std::string path = large_token_file(dir, 100, 65536);  // 25 MiB of ids
   const EncodedCorpus mapped = EncodedCorpus::map(path);
   const std::size_t before = resident_file_bytes();
-  std::vector<int64_t> ids(65536);
-  for (std::size_t p = 0; p < mapped.size(); ++p) {
-    mapped.copy_source(p, ids.data());
-    mapped.copy_target(p, ids.data());
+  for (std::size_t i = 0; i < mapped.size(); ++i) {
+    const std::size_t p = i * 37 % mapped.size();
+    const EncodedPair pair = mapped.pair(p);
+    ASSERT_EQ(pair.source.size(), 65536u);
+    EXPECT_EQ(pair.source[0], static_cast<int64_t>(p % 1000));
+    EXPECT_EQ(pair.target[65535], static_cast<int64_t>((p + 65535) % 1000));
   }
-  const std::size_t read = resident_file_bytes();
-  EXPECT_GT(read, before + 20 * kMiB);
+  EXPECT_LT(resident_file_bytes(), before + 2 * kMiB);
+}
+
+TEST(EncodedCorpusTest, ReleasingPagesDropsTheLengthsReadFromResidentMemory) {
+  testing::ScratchDir dir;
+  const std::string path = large_token_file(dir, std::size_t{1} << 20, 1);  // 16 MiB of offsets
+  const EncodedCorpus mapped = EncodedCorpus::map(path);
+  const std::size_t before = resident_file_bytes();
+  std::size_t lengths = 0;
+  for (std::size_t p = 0; p < mapped.size(); ++p) {
+    lengths += mapped.source_length(p) + mapped.target_length(p);
+  }
+  EXPECT_EQ(lengths, 2 * mapped.size());
+  EXPECT_GT(resident_file_bytes(), before + 12 * kMiB);
   mapped.release_pages();
   EXPECT_LT(resident_file_bytes(), before + 2 * kMiB);
-  mapped.copy_source(99, ids.data());
-  EXPECT_EQ(ids[0], 99);  // (99 + 0) % 1000, read again after the release
-  EXPECT_EQ(ids[65535], (99 + 65535) % 1000);
+  EXPECT_EQ(mapped.target_length(12345), 1u);  // read again after the release
 }
 
 TEST(EncodedCorpusTest, ReadingEveryPairOfALargeFileKeepsLittleOfItResident) {
@@ -279,12 +319,9 @@ TEST(EncodedCorpusTest, ReadingEveryPairOfALargeFileKeepsLittleOfItResident) {
   const std::size_t before = resident_file_bytes();
   std::size_t peak = before;
   int64_t sum = 0;
-  std::vector<int64_t> ids(400);
   for (std::size_t p = 0; p < mapped.size(); ++p) {
-    mapped.copy_source(p, ids.data());
-    sum += ids[399];
-    mapped.copy_target(p, ids.data());
-    sum += ids[0];
+    const EncodedPair pair = mapped.pair(p);
+    sum += pair.source[399] + pair.target[0];
     if (p % 500 == 0) peak = std::max(peak, resident_file_bytes());
   }
   int64_t expected = 0;

@@ -1,7 +1,8 @@
 // The token ids of a split, in the form training reads them: two flat arrays (ids, offsets) held
 // in memory (encode_pairs, sample_pairs) or mapped from a token file that the data phase writes
 // once, so that training on a prepared run neither tokenizes the text again nor holds the corpus:
-// the pages of a mapped file are read as batches need them, and dropped again as reading goes on
+// its pairs are read from the page cache as batches need them (pread), and the lengths that a
+// pass over the whole corpus reads through the mapping are dropped again as it goes
 // (release_pages), so that however large the file, little of it stays resident.
 //
 // Token file (`<split>.ids` in a run directory), little-endian, written by TokenFileWriter:
@@ -58,11 +59,9 @@ class EncodedCorpus {
   std::size_t target_length(std::size_t pair) const {
     return offset(2 * pair + 2) - offset(2 * pair + 1);
   }
-  // Writes pair's source (target) ids to out, which has room for source_length(pair) values, and
-  // returns the end of what it wrote. Throws DataError naming the file and the id's byte offset
-  // when a mapped id is not below its vocabulary's size.
-  int64_t* copy_source(std::size_t pair, int64_t* out) const;
-  int64_t* copy_target(std::size_t pair, int64_t* out) const;
+  // Reads a mapped pair with pread, so that reading pairs from all over a file leaves none of it
+  // resident. Throws DataError naming the file and the id's byte offset when a mapped id is not
+  // below its vocabulary's size, nmt::Error when the file cannot be read.
   EncodedPair pair(std::size_t index) const;
 
   // 2 or 4.
@@ -74,9 +73,8 @@ class EncodedCorpus {
   const std::string& origin() const;
 
   // Drops the pages of a mapped file read so far from resident memory (MappedFile::release); they
-  // read the same again. copy_source and copy_target call it every few thousand pairs, so that a
-  // whole epoch of random batches keeps tens of megabytes of the file resident, not all of it; a
-  // caller that reads lengths over the whole corpus calls it as it goes. Nothing in memory.
+  // read the same again. The lengths are read through the mapping: a caller that reads them over
+  // the whole corpus calls it as it goes. Nothing in memory.
   void release_pages() const;
 
  private:
@@ -87,7 +85,12 @@ class EncodedCorpus {
   EncodedCorpus(std::vector<uint64_t> offsets, std::vector<uint32_t> ids);
 
   std::size_t offset(std::size_t index) const { return static_cast<std::size_t>(offsets_[index]); }
-  int64_t* copy_ids(std::size_t begin, std::size_t end, uint32_t vocabulary, int64_t* out) const;
+  // Ids [begin, end) of the file, whose bytes start at `bytes`, converted and checked.
+  void decode_ids(const unsigned char* bytes,
+                  std::size_t begin,
+                  std::size_t end,
+                  uint32_t vocabulary,
+                  int64_t* out) const;
 
   std::shared_ptr<const Storage> storage_;
   const uint64_t* offsets_ = nullptr;
