@@ -92,7 +92,12 @@ Layout read_layout(const std::string& path, const char* data, std::size_t size) 
   return layout;
 }
 
-void check_offsets(const std::string& path, const Layout& layout, const uint64_t* offsets) {
+// Checks every offset, dropping the mapping's pages every 16 MiB of them: 30M pairs have 480 MB.
+void check_offsets(const std::string& path,
+                   const Layout& layout,
+                   const uint64_t* offsets,
+                   const MappedFile& mapping) {
+  constexpr std::size_t kOffsetsBetweenReleases = std::size_t{1} << 21;
   const std::size_t count = 2 * layout.pairs + 1;
   const auto refuse = [&](std::size_t index, const std::string& why) {
     throw DataError(path, fmt::format("offset {} at byte {} is {}: {}; the file is damaged", index,
@@ -100,6 +105,7 @@ void check_offsets(const std::string& path, const Layout& layout, const uint64_t
   };
   if (offsets[0] != 0) refuse(0, "the first offset is 0");
   for (std::size_t index = 1; index < count; ++index) {
+    if (index % kOffsetsBetweenReleases == 0) mapping.release();
     if (offsets[index] < offsets[index - 1]) {
       refuse(index, fmt::format("below the one before it ({})", offsets[index - 1]));
     }
@@ -165,7 +171,7 @@ EncodedCorpus EncodedCorpus::map(const std::string& path) {
   const char* data = storage->mapping->data();
   const Layout layout = read_layout(path, data, storage->mapping->size());
   const auto* offsets = reinterpret_cast<const uint64_t*>(data + layout.offsets_at);
-  check_offsets(path, layout, offsets);
+  check_offsets(path, layout, offsets, *storage->mapping);
   storage->mapping->release();
   storage->offsets_at = layout.offsets_at;
   storage->id_count = static_cast<std::size_t>(layout.ids);
