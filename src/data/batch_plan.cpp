@@ -175,8 +175,9 @@ BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& option
   BatchPlan plan;
   plan.pairs_ = pairs;
   plan.options_ = options;
+  plan.options_.block_pairs = std::max<std::size_t>(1, options.block_pairs);
   plan.epoch_ = epoch;
-  const std::size_t block_pairs = std::max<std::size_t>(1, options.block_pairs);
+  const std::size_t block_pairs = plan.options_.block_pairs;
   plan.blocks_ = std::max<std::size_t>(1, (pairs.size() + block_pairs - 1) / block_pairs);
   plan.deal_seed_ = epoch_seed(options.seed ^ kDealStream, epoch);
   std::vector<std::size_t> batches(plan.blocks_);

@@ -191,6 +191,10 @@ TEST(PlanBatchesTest, UnshuffledBlocksAreRunsOfThePairsInOrder) {
   EXPECT_EQ(sentences.batch(12), (std::vector<std::size_t>{96, 97, 98, 99}));
   EXPECT_EQ(sentences.batch(13)[0], 100u);
   EXPECT_EQ(sentences.batch(32), (std::vector<std::size_t>{248, 249}));
+  // Blocks of 0 pairs are taken as blocks of one.
+  const BatchPlan singles = plan_batches(pairs, BatchingOptions{8, 0, 5, false, 0}, 0);
+  ASSERT_EQ(singles.size(), 250u);
+  EXPECT_EQ(singles.batch(249), std::vector<std::size_t>{249});
   const BatchPlan tokens = plan_batches(pairs, BatchingOptions{8, 40, 5, false, 100}, 0);
   std::vector<std::size_t> read;
   for (std::size_t b = 0; b < tokens.size(); ++b) {

@@ -67,7 +67,8 @@ struct BatchingOptions {
   int64_t max_tokens = 0;    // >0: padded target tokens per batch, with length bucketing
   uint64_t seed = 23;        // shuffling seed (combined with the epoch)
   bool shuffle = true;       // false: pairs in order (validation)
-  // Pairs planned together: 4 bytes each in memory while their block trains (4 MiB by default).
+  // Pairs planned together (0 is taken as 1): 4 bytes each in memory while their block trains
+  // (4 MiB by default).
   std::size_t block_pairs = std::size_t{1} << 20;
 };
 
@@ -96,7 +97,7 @@ BatchPlan plan_batches(const EncodedCorpus& pairs, const BatchingOptions& option
 // The batches of an epoch, in the order training reads them: how many each block holds, and the
 // block planned last (its pair indices, 4 bytes a pair, the batches' bounds and order, 8 bytes a
 // batch). Planning a block reads the lengths of the whole corpus again (a mapped file's pages
-// released as it goes), about a second for 30M pairs, once per block of an epoch read in order.
+// released as it goes), once per block of an epoch read in order.
 class BatchPlan {
  public:
   std::size_t size() const { return block_ends_.empty() ? 0 : block_ends_.back(); }
