@@ -39,6 +39,20 @@ std::multiset<std::size_t> all_indices(const BatchPlan& plan) {
   return seen;
 }
 
+// The share of padding in the plan's batches, each checked to hold at most max_tokens padded
+// target tokens.
+double padding_within(const EncodedCorpus& pairs, const BatchPlan& plan, int64_t max_tokens) {
+  std::size_t padded = 0;
+  std::size_t real = 0;
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    const Batch batch = collate(pairs, plan.batch(b));
+    EXPECT_LE(batch.padded_target_tokens, max_tokens) << "batch " << b;
+    padded += static_cast<std::size_t>(batch.padded_target_tokens);
+    real += static_cast<std::size_t>(batch.target_tokens);
+  }
+  return static_cast<double>(padded - real) / static_cast<double>(padded);
+}
+
 TEST(CollateTest, PadsAndShiftsTargetsLikeTheNotebook) {
   const EncodedCorpus pairs({{{4, 5, 6}, {7, 8}}, {{9}, {10, 11, 12}}});
   const Batch batch = collate(pairs, {0, 1});
@@ -73,15 +87,7 @@ TEST(PlanBatchesTest, TokenBudgetBucketsByLengthAndRespectsTheBudget) {
   const BatchingOptions options{128, 60, 5, true};
   const BatchPlan plan = plan_batches(pairs, options, 0);
   EXPECT_EQ(all_indices(plan).size(), 500u);
-  std::size_t padded = 0;
-  std::size_t real = 0;
-  for (std::size_t b = 0; b < plan.size(); ++b) {
-    const Batch batch = collate(pairs, plan.batch(b));
-    EXPECT_LE(batch.padded_target_tokens, 60);
-    padded += static_cast<std::size_t>(batch.padded_target_tokens);
-    real += static_cast<std::size_t>(batch.target_tokens);
-  }
-  EXPECT_LT(static_cast<double>(padded - real) / static_cast<double>(padded), 0.05);
+  EXPECT_LT(padding_within(pairs, plan, 60), 0.05);
   EXPECT_EQ(plan_batches(pairs, options, 0), plan);
 }
 
@@ -150,15 +156,7 @@ TEST(PlanBatchesTest, AnEpochOfManyBlocksTrainsEveryPairOnceWithinTheBudget) {
   const auto seen = all_indices(plan);
   EXPECT_EQ(seen.size(), 2000u);
   EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), 2000u);
-  std::size_t padded = 0;
-  std::size_t real = 0;
-  for (std::size_t b = 0; b < plan.size(); ++b) {
-    const Batch batch = collate(pairs, plan.batch(b));
-    EXPECT_LE(batch.padded_target_tokens, 60);
-    padded += static_cast<std::size_t>(batch.padded_target_tokens);
-    real += static_cast<std::size_t>(batch.target_tokens);
-  }
-  EXPECT_LT(static_cast<double>(padded - real) / static_cast<double>(padded), 0.1);
+  EXPECT_LT(padding_within(pairs, plan, 60), 0.1);
   // Blocks are dealt at random: the first batch is not made of the first block_pairs pairs.
   const std::vector<std::size_t> first = plan.batch(0);
   EXPECT_GT(*std::max_element(first.begin(), first.end()), 300u);
