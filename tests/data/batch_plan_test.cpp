@@ -30,13 +30,19 @@ EncodedCorpus pairs_of_lengths(int count) {
   return EncodedCorpus(pairs);
 }
 
-std::multiset<std::size_t> all_indices(const BatchPlan& plan) {
-  std::multiset<std::size_t> seen;
+// The plan's pairs, batch after batch, as training reads them.
+std::vector<std::size_t> pairs_in_training_order(const BatchPlan& plan) {
+  std::vector<std::size_t> read;
   for (std::size_t b = 0; b < plan.size(); ++b) {
     const std::vector<std::size_t> batch = plan.batch(b);
-    seen.insert(batch.begin(), batch.end());
+    read.insert(read.end(), batch.begin(), batch.end());
   }
-  return seen;
+  return read;
+}
+
+std::multiset<std::size_t> all_indices(const BatchPlan& plan) {
+  const std::vector<std::size_t> read = pairs_in_training_order(plan);
+  return {read.begin(), read.end()};
 }
 
 // The share of padding in the plan's batches, each checked to hold at most max_tokens padded
@@ -97,11 +103,7 @@ TEST(PlanBatchesTest, TokenBatchesHoldPairsSortedByTargetThenSourceLength) {
     return std::make_pair(pairs.target_length(pair), pairs.source_length(pair));
   };
   const BatchPlan in_order = plan_batches(pairs, BatchingOptions{128, 40, 5, false}, 0);
-  std::vector<std::size_t> sorted;
-  for (std::size_t b = 0; b < in_order.size(); ++b) {
-    const std::vector<std::size_t> batch = in_order.batch(b);
-    sorted.insert(sorted.end(), batch.begin(), batch.end());
-  }
+  const std::vector<std::size_t> sorted = pairs_in_training_order(in_order);
   ASSERT_EQ(sorted.size(), 300u);
   for (std::size_t i = 1; i < sorted.size(); ++i) {
     ASSERT_TRUE(key(sorted[i - 1]) < key(sorted[i]) ||
@@ -194,11 +196,7 @@ TEST(PlanBatchesTest, UnshuffledBlocksAreRunsOfThePairsInOrder) {
   ASSERT_EQ(singles.size(), 250u);
   EXPECT_EQ(singles.batch(249), std::vector<std::size_t>{249});
   const BatchPlan tokens = plan_batches(pairs, BatchingOptions{8, 40, 5, false, 100}, 0);
-  std::vector<std::size_t> read;
-  for (std::size_t b = 0; b < tokens.size(); ++b) {
-    const std::vector<std::size_t> batch = tokens.batch(b);
-    read.insert(read.end(), batch.begin(), batch.end());
-  }
+  const std::vector<std::size_t> read = pairs_in_training_order(tokens);
   ASSERT_EQ(read.size(), 250u);
   for (std::size_t i = 0; i < read.size(); ++i) {
     EXPECT_EQ(read[i] / 100, i < 100 ? 0u : i < 200 ? 1u : 2u) << "position " << i;
