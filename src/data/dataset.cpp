@@ -1,10 +1,15 @@
 #include "nmt/data/dataset.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 
@@ -159,7 +164,7 @@ std::vector<CleanedPair> clean_in_parallel(std::size_t first,
 }
 
 // Cleans training pairs a chunk at a time on every core and passes those the filters let through
-// on, in input order, keeping the rank of each one's group. Duplicates are recognised by a 64-bit
+// on, in input order, with the rank of each one's group. Duplicates are recognised by a 64-bit
 // hash of the cleaned pair (FNV-1a): a set of hashes, not of strings, whatever the corpus size;
 // two different pairs share one with odds of about n^2 / 2^65 (1 in 40,000 for 30M pairs), and
 // then one of them is dropped.
@@ -176,7 +181,7 @@ class PairFilter {
         threads_(threads),
         report_(report) {}
 
-  // Filters raw[0, count); keep(pair) for each pair kept.
+  // Filters raw[0, count); keep(pair, its group's rank) for each pair kept.
   template <class Keep>
   void add(const SentencePair* raw, std::size_t count, const Keep& keep) {
     using Verdict = CleanedPair::Verdict;
@@ -196,14 +201,10 @@ class PairFilter {
         ++report_.duplicates;
         continue;
       }
-      ranks_.push_back(cleaned.group_rank);
       ++report_.kept;
-      keep(std::move(cleaned.pair));
+      keep(std::move(cleaned.pair), cleaned.group_rank);
     }
   }
-
-  // The group rank of each pair kept, in order.
-  const std::vector<uint64_t>& ranks() const { return ranks_; }
 
  private:
   const CorpusOptions& options_;
@@ -212,7 +213,6 @@ class PairFilter {
   std::size_t threads_;
   FilterReport& report_;
   HashSet seen_;
-  std::vector<uint64_t> ranks_;
 };
 
 constexpr std::size_t kChunkPairs = std::size_t{1} << 16;
@@ -241,29 +241,36 @@ enum class Destination : char { kTrain, kValid, kTest };
 // never the keys, and of the groups only the held-out ones.
 class HeldOutGroups {
  public:
-  HeldOutGroups(const std::vector<uint64_t>& ranks, double valid_fraction, double test_fraction) {
-    const double total = static_cast<double>(ranks.size());
+  // Chooses among `lowest`: the ranks of the kept pairs up to some bound (all of them, or those
+  // KeptRanks holds in memory), of `total` pairs kept.
+  HeldOutGroups(std::vector<uint64_t> lowest,
+                std::size_t total,
+                double valid_fraction,
+                double test_fraction) {
     const auto want_test = static_cast<std::size_t>(std::llround(test_fraction * total));
     const auto want_valid = static_cast<std::size_t>(std::llround(valid_fraction * total));
-    if (want_test == 0 && want_valid == 0) return;
-    std::vector<uint64_t> sorted = ranks;
-    std::sort(sorted.begin(), sorted.end());
+    std::sort(lowest.begin(), lowest.end());
     std::size_t n_test = 0;
     std::size_t n_valid = 0;
     std::size_t first = 0;
-    while (first < sorted.size() && (n_test < want_test || n_valid < want_valid)) {
+    while (first < lowest.size() && (n_test < want_test || n_valid < want_valid)) {
       std::size_t last = first + 1;
-      while (last < sorted.size() && sorted[last] == sorted[first]) ++last;
+      while (last < lowest.size() && lowest[last] == lowest[first]) ++last;
       if (n_test < want_test) {
-        test_.push_back(sorted[first]);
+        test_.push_back(lowest[first]);
         n_test += last - first;
       } else {
-        valid_.push_back(sorted[first]);
+        valid_.push_back(lowest[first]);
         n_valid += last - first;
       }
       first = last;
     }
+    is_complete_ = lowest.size() == total || (n_test >= want_test && n_valid >= want_valid);
   }
+
+  // False when `lowest` ran out before the splits held their fractions: the groups above its
+  // bound are needed too.
+  bool is_complete() const { return is_complete_; }
 
   Destination of(uint64_t rank) const {
     if (std::binary_search(test_.begin(), test_.end(), rank)) return Destination::kTest;
@@ -274,6 +281,101 @@ class HeldOutGroups {
  private:
   std::vector<uint64_t> test_;   // ascending
   std::vector<uint64_t> valid_;  // ascending
+  bool is_complete_ = true;
+};
+
+// The group ranks of the pairs a streamed split keeps, in order, 8 bytes a pair (240 MB at 30M
+// pairs): written to a scratch file that the pass routing the pairs reads back, and not held. In
+// memory stay only the lowest ranks, those of the groups that may be held out: every rank below a
+// threshold, lowered as pairs come so that four times the held-out share of the pairs seen (and
+// a margin) stays below it, whole groups at a time. A threshold fixed in advance would not do:
+// ranks are hashes, but not evenly spread ones (FNV-1a of keys that differ only in their last
+// bytes lie close together). Should a late run of low ranks leave fewer below the threshold than
+// the held-out splits need, HeldOutGroups says so and all ranks are read back.
+class KeptRanks {
+ public:
+  KeptRanks(std::string path, double held_out_fraction)
+      : path_(std::move(path)), held_out_fraction_(held_out_fraction) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+  }
+  ~KeptRanks() {
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  KeptRanks(const KeptRanks&) = delete;
+  KeptRanks& operator=(const KeptRanks&) = delete;
+
+  void add(uint64_t rank) {
+    if (rank < threshold_) {
+      lowest_.push_back(rank);
+      if (lowest_.size() >= 2 * lowest_wanted()) drop_highest();
+    }
+    buffer_.push_back(rank);
+    ++size_;
+    if (buffer_.size() == kBufferRanks) flush();
+  }
+
+  // Writes what add() buffered; before read().
+  void flush() {
+    if (const int error = write_fully(fd_, buffer_.data(), buffer_.size() * sizeof(uint64_t))) {
+      throw Error("cannot write " + path_ + ": " + std::strerror(error));
+    }
+    buffer_.clear();
+  }
+
+  std::size_t size() const { return size_; }
+  // Every rank below the threshold, unordered.
+  const std::vector<uint64_t>& lowest() const { return lowest_; }
+
+  // The ranks of kept pairs [first, first + count).
+  std::vector<uint64_t> read(std::size_t first, std::size_t count) const {
+    std::vector<uint64_t> ranks(count);
+    auto* bytes = reinterpret_cast<char*>(ranks.data());
+    const std::size_t size = count * sizeof(uint64_t);
+    const std::size_t start = first * sizeof(uint64_t);
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t got = ::pread(fd_, bytes + done, size - done, static_cast<off_t>(start + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw Error("cannot read " + path_ + ": " + std::strerror(errno));
+      if (got == 0) {
+        throw Error("cannot read " + path_ + ": it ends before byte " +
+                    std::to_string(start + done));
+      }
+      done += static_cast<std::size_t>(got);
+    }
+    return ranks;
+  }
+
+ private:
+  static constexpr std::size_t kBufferRanks = std::size_t{1} << 17;  // 1 MiB
+  static constexpr double kLowestShares = 4.0;
+  static constexpr std::size_t kLowestMargin = 64;
+
+  std::size_t lowest_wanted() const {
+    return static_cast<std::size_t>(kLowestShares * held_out_fraction_ *
+                                    static_cast<double>(size_)) +
+           kLowestMargin;
+  }
+
+  // Lowers the threshold to the lowest_wanted()-th lowest rank, dropping the ranks from it on:
+  // equal ranks (one group) go together.
+  void drop_highest() {
+    const auto kept = static_cast<std::ptrdiff_t>(lowest_wanted());
+    std::nth_element(lowest_.begin(), lowest_.begin() + kept, lowest_.end());
+    threshold_ = lowest_[static_cast<std::size_t>(kept)];
+    lowest_.erase(std::remove_if(lowest_.begin(), lowest_.end(),
+                                 [this](uint64_t rank) { return rank >= threshold_; }),
+                  lowest_.end());
+  }
+
+  std::string path_;
+  double held_out_fraction_;
+  int fd_ = -1;
+  uint64_t threshold_ = std::numeric_limits<uint64_t>::max();  // lowest_ holds every rank below it
+  std::vector<uint64_t> lowest_;
+  std::vector<uint64_t> buffer_;
+  std::size_t size_ = 0;
 };
 
 // Where ConfigError messages for entry i of a corpus list start: "train[1]".
@@ -380,22 +482,24 @@ Splits make_splits(const CorpusSet& corpora,
                     threads, splits.report);
   std::vector<SentencePair> kept;
   std::vector<std::size_t> kept_corpus;
+  std::vector<uint64_t> ranks;
   for (std::size_t corpus = 0; corpus < corpora.train.size(); ++corpus) {
     const std::vector<SentencePair>& raw = corpora.train[corpus];
     for (std::size_t first = 0; first < raw.size(); first += kChunkPairs) {
       filter.add(raw.data() + first, std::min(kChunkPairs, raw.size() - first),
-                 [&](SentencePair&& pair) {
+                 [&](SentencePair&& pair, uint64_t rank) {
                    kept.push_back(std::move(pair));
                    kept_corpus.push_back(corpus);
+                   ranks.push_back(rank);
                  });
     }
   }
   const bool has_named_valid = !options.valid.empty();
   const bool has_named_test = !options.test.empty();
-  const HeldOutGroups held_out(filter.ranks(), has_named_valid ? 0.0 : options.valid_fraction,
+  const HeldOutGroups held_out(ranks, ranks.size(), has_named_valid ? 0.0 : options.valid_fraction,
                                has_named_test ? 0.0 : options.test_fraction);
   for (std::size_t i = 0; i < kept.size(); ++i) {
-    switch (held_out.of(filter.ranks()[i])) {
+    switch (held_out.of(ranks[i])) {
       case Destination::kTrain:
         splits.train.push_back(std::move(kept[i]));
         splits.train_corpus.push_back(kept_corpus[i]);
@@ -427,9 +531,10 @@ std::vector<SentencePair> read_named_set(const std::vector<CorpusFile>& files,
   return pairs;
 }
 
-// Filters the training corpora into kept_path; returns, per corpus, the number of kept pairs up to
-// its end.
+// Filters the training corpora into kept_path and their groups' ranks into ranks; returns, per
+// corpus, the number of kept pairs up to its end.
 std::vector<std::size_t> filter_into(const std::string& kept_path,
+                                     KeptRanks& ranks,
                                      const CorpusOptions& options,
                                      PairFilter& filter,
                                      const FilterReport& report,
@@ -441,7 +546,10 @@ std::vector<std::size_t> filter_into(const std::string& kept_path,
     try {
       visit_chunks(reader, kChunkPairs, [&](std::vector<SentencePair>& chunk) {
         if (options.reverse) reverse_pairs(chunk);
-        filter.add(chunk.data(), chunk.size(), [&kept](SentencePair&& pair) { kept.add(pair); });
+        filter.add(chunk.data(), chunk.size(), [&](SentencePair&& pair, uint64_t rank) {
+          kept.add(pair);
+          ranks.add(rank);
+        });
         if (on_read.pairs_read) on_read.pairs_read(report.input);
       });
     } catch (const std::bad_alloc&) {
@@ -455,6 +563,7 @@ std::vector<std::size_t> filter_into(const std::string& kept_path,
     corpus_ends.push_back(kept.pairs());
   }
   kept.commit();
+  ranks.flush();
   return corpus_ends;
 }
 
@@ -470,26 +579,41 @@ StreamedSplits stream_splits(const CorpusOptions& options,
   // The named sets come first: with group_by_source their sources decide which training pairs go.
   const std::vector<SentencePair> valid = read_named_set(options.valid, "valid", options, on_read);
   const std::vector<SentencePair> test = read_named_set(options.test, "test", options, on_read);
-  PairFilter filter(options, clean_mode, held_out_sources(valid, test, options), threads,
-                    splits.report);
-  const std::vector<std::size_t> corpus_ends =
-      filter_into(kept_path, options, filter, splits.report, on_read);
-  const HeldOutGroups held_out(filter.ranks(), options.valid.empty() ? options.valid_fraction : 0.0,
-                               options.test.empty() ? options.test_fraction : 0.0);
+  const double valid_fraction = options.valid.empty() ? options.valid_fraction : 0.0;
+  const double test_fraction = options.test.empty() ? options.test_fraction : 0.0;
+  KeptRanks ranks(kept_path + ".ranks", valid_fraction + test_fraction);
+  std::vector<std::size_t> corpus_ends;
+  {
+    // Scoped: the hashes of data.dedupe go before the pairs are routed.
+    PairFilter filter(options, clean_mode, held_out_sources(valid, test, options), threads,
+                      splits.report);
+    corpus_ends = filter_into(kept_path, ranks, options, filter, splits.report, on_read);
+  }
+  std::optional<HeldOutGroups> held_out;
+  held_out.emplace(ranks.lowest(), ranks.size(), valid_fraction, test_fraction);
+  if (!held_out->is_complete()) {
+    held_out.emplace(ranks.read(0, ranks.size()), ranks.size(), valid_fraction, test_fraction);
+  }
   PairFileReader kept(kept_path);
   PairFileWriter train(train_path);
   std::size_t index = 0;
   uint32_t corpus = 0;
   visit_chunks(kept, kChunkPairs, [&](std::vector<SentencePair>& chunk) {
-    for (SentencePair& pair : chunk) {
+    const std::vector<uint64_t> chunk_ranks = ranks.read(index, chunk.size());
+    for (std::size_t i = 0; i < chunk.size(); ++i, ++index) {
       while (index >= corpus_ends[corpus]) ++corpus;
-      switch (held_out.of(filter.ranks()[index++])) {
+      SentencePair& pair = chunk[i];
+      switch (held_out->of(chunk_ranks[i])) {
         case Destination::kTrain:
           train.add(pair);
           splits.train_corpus.push_back(corpus);
           break;
-        case Destination::kValid: splits.valid.push_back(std::move(pair)); break;
-        case Destination::kTest: splits.test.push_back(std::move(pair)); break;
+        case Destination::kValid:
+          splits.valid.push_back(std::move(pair));
+          break;
+        case Destination::kTest:
+          splits.test.push_back(std::move(pair));
+          break;
       }
     }
   });

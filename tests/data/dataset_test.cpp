@@ -247,6 +247,35 @@ TEST(StreamSplitsTest, TheSplitsAreMakeSplitsOnesWithTheTrainSplitOnDisk) {
   EXPECT_EQ(reads, (std::vector<std::string>{"test 1", "train 80000", "train 700"}));
   EXPECT_EQ(progress, (std::vector<std::size_t>{65536, 80000, 80700}));
   EXPECT_FALSE(std::filesystem::exists(dir.file("kept.tmp")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("kept.tmp.ranks")));
+}
+
+// One source of 500 translations, then 500 sources of one: whether the early group's rank is low
+// enough to be held out decides, seed by seed, whether the ranks held in memory cover the
+// held-out splits (it was dropped from them while the early pairs came) or all ranks are read
+// back; either way the splits are make_splits' own.
+TEST(StreamSplitsTest, HeldOutGroupsAreMakeSplitsOnesForEverySeed) {
+  testing::ScratchDir dir;
+  std::vector<SentencePair> pairs;
+  for (int i = 0; i < 500; ++i) pairs.push_back({"One source.", "Traducción " + std::to_string(i)});
+  for (const SentencePair& pair : numbered_pairs(500)) pairs.push_back(pair);
+  CorpusOptions options;
+  options.path = dir.write("corpus.tsv", as_tsv(pairs));
+  options.valid_fraction = 0.05;
+  options.test_fraction = 0.05;
+  for (uint64_t seed = 0; seed < 24; ++seed) {
+    options.seed = seed;
+    const StreamedSplits streamed =
+        stream_splits(options, text::CleanMode::kNormalize, dir.file("train.tsv"),
+                      dir.file("kept.tmp"), ReadObserver{}, 1);
+    const Splits whole = make_splits(read_whole(options), options, text::CleanMode::kNormalize, 1);
+    ASSERT_GE(whole.test.size(), 50u) << "seed " << seed;
+    ASSERT_GE(whole.valid.size(), 50u) << "seed " << seed;
+    EXPECT_EQ(streamed.test, whole.test) << "seed " << seed;
+    EXPECT_EQ(streamed.valid, whole.valid) << "seed " << seed;
+    EXPECT_EQ(read_pairs(dir.file("train.tsv")), whole.train) << "seed " << seed;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("kept.tmp.ranks"))) << "seed " << seed;
+  }
 }
 
 TEST(SampleIndicesTest, ASeededSampleOfExactlyTheSizeAsked) {

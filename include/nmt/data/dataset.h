@@ -126,11 +126,12 @@ struct ReadObserver {
 
 // make_splits on the corpora options names, read a chunk of pairs at a time (CorpusReader, swapped
 // with options.reverse): the same splits, the train split written to train_path as write_pairs
-// writes it. The kept pairs pass through kept_path, a scratch file removed at the end; of each
-// pair only the 8 bytes of its group's hash and 4 of its corpus stay in memory (and 16 to 32 for
-// the hash of the pair with dedupe), so a corpus of tens of millions of pairs is split in well
-// under a gigabyte. The named dev/test sets are read first, and held. Throws DataError naming the
-// file being read when the memory runs out.
+// writes it. The kept pairs pass through kept_path and their groups' hashes (8 bytes a pair)
+// through kept_path + ".ranks", scratch files removed at the end; of each pair only the 4 bytes of
+// its corpus stay in memory (and, while the corpora are read, 16 to 32 for the hash of the pair
+// with dedupe), so a corpus of tens of millions of pairs is split in well under a gigabyte. The
+// named dev/test sets are read first, and held. Throws DataError naming the file being read when
+// the memory runs out.
 StreamedSplits stream_splits(const CorpusOptions& options,
                              text::CleanMode clean_mode,
                              const std::string& train_path,
