@@ -19,6 +19,7 @@
 #include "nmt/error.h"
 #include "nmt/format.h"
 #include "nmt/io.h"
+#include "nmt/mapped_file.h"
 
 namespace nmt::data {
 namespace {
@@ -296,11 +297,11 @@ class KeptRanks {
  public:
   KeptRanks(std::string path, double held_out_fraction)
       : path_(std::move(path)), held_out_fraction_(held_out_fraction) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
   }
   ~KeptRanks() {
-    ::close(fd_);
+    if (fd_ >= 0) ::close(fd_);
     ::unlink(path_.c_str());
   }
   KeptRanks(const KeptRanks&) = delete;
@@ -313,15 +314,16 @@ class KeptRanks {
     }
     buffer_.push_back(rank);
     ++size_;
-    if (buffer_.size() == kBufferRanks) flush();
+    if (buffer_.size() == kBufferRanks) write_buffer();
   }
 
-  // Writes what add() buffered; before read().
-  void flush() {
-    if (const int error = write_fully(fd_, buffer_.data(), buffer_.size() * sizeof(uint64_t))) {
-      throw Error("cannot write " + path_ + ": " + std::strerror(error));
-    }
-    buffer_.clear();
+  // Writes what add() buffered and closes the file for writing; before read().
+  void finish() {
+    write_buffer();
+    buffer_.shrink_to_fit();
+    ::close(fd_);
+    fd_ = -1;
+    written_.emplace(path_);
   }
 
   std::size_t size() const { return size_; }
@@ -331,19 +333,7 @@ class KeptRanks {
   // The ranks of kept pairs [first, first + count).
   std::vector<uint64_t> read(std::size_t first, std::size_t count) const {
     std::vector<uint64_t> ranks(count);
-    auto* bytes = reinterpret_cast<char*>(ranks.data());
-    const std::size_t size = count * sizeof(uint64_t);
-    const std::size_t start = first * sizeof(uint64_t);
-    for (std::size_t done = 0; done < size;) {
-      const ssize_t got = ::pread(fd_, bytes + done, size - done, static_cast<off_t>(start + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) throw Error("cannot read " + path_ + ": " + std::strerror(errno));
-      if (got == 0) {
-        throw Error("cannot read " + path_ + ": it ends before byte " +
-                    std::to_string(start + done));
-      }
-      done += static_cast<std::size_t>(got);
-    }
+    if (count > 0) written_->read(first * sizeof(uint64_t), count * sizeof(uint64_t), ranks.data());
     return ranks;
   }
 
@@ -351,6 +341,13 @@ class KeptRanks {
   static constexpr std::size_t kBufferRanks = std::size_t{1} << 17;  // 1 MiB
   static constexpr double kLowestShares = 4.0;
   static constexpr std::size_t kLowestMargin = 64;
+
+  void write_buffer() {
+    if (const int error = write_fully(fd_, buffer_.data(), buffer_.size() * sizeof(uint64_t))) {
+      throw Error("cannot write " + path_ + ": " + std::strerror(error));
+    }
+    buffer_.clear();
+  }
 
   std::size_t lowest_wanted() const {
     return static_cast<std::size_t>(kLowestShares * held_out_fraction_ *
@@ -376,6 +373,7 @@ class KeptRanks {
   std::vector<uint64_t> lowest_;
   std::vector<uint64_t> buffer_;
   std::size_t size_ = 0;
+  std::optional<MappedFile> written_;  // read with pread, so none of it stays resident
 };
 
 // Where ConfigError messages for entry i of a corpus list start: "train[1]".
@@ -563,7 +561,7 @@ std::vector<std::size_t> filter_into(const std::string& kept_path,
     corpus_ends.push_back(kept.pairs());
   }
   kept.commit();
-  ranks.flush();
+  ranks.finish();
   return corpus_ends;
 }
 
