@@ -8,7 +8,8 @@
 # not a GPU to run: without one every CUDA check answers "not available" and nmt runs on the CPU.
 # Used by scripts/test-torch2.sh (a pinned wheel in a venv, CI) and scripts/gpu-build.sh (the GPU
 # machine's own PyTorch); NMT_EXTRA_PREFIX adds directories to CMAKE_PREFIX_PATH (the GPU machine's
-# unpacked Debian packages).
+# unpacked Debian packages). NMT_BUILD_TARGETS (e.g. "nmt nmt_program cuda_tests") builds only those
+# targets, where the device minutes of a GPU machine would be spent on test binaries it won't run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ $# -ge 2 ]] || { echo "usage: scripts/build-torch2.sh PYTHON BUILD_DIR [CMAKE_ARGS...]" >&2; exit 2; }
@@ -65,4 +66,5 @@ echo "build-torch2: LibTorch $torch_version (CUDA ${cuda_version:-none}) from $t
 if [[ ! -f $build/CMakeCache.txt ]]; then
   cmake -S . -B "$build" "${cmake_args[@]}" "$@"
 fi
-cmake --build "$build" --parallel "$(nproc)"
+read -r -a targets <<< "${NMT_BUILD_TARGETS:-}"
+cmake --build "$build" --parallel "$(nproc)" ${targets[@]+--target "${targets[@]}"}

@@ -14,20 +14,27 @@
 #   6. int8 beam-5 speed on 2 cores, the models alternating round by round: the decode alone
 #      (`nmt bench translate`) and the whole process translating the test sources (`nmt translate`).
 #
-# With DEVICE=cuda (the plan for a lent GPU) the teachers train one after another on the GPU, the
-# ensemble translates there (DISTIL_FLAGS: beam 5) and so do the students and the baseline train;
-# scores and speed stay on the CPU's int8, as users translate:
+# With DEVICE=cuda (the plan for a lent GPU, whose minutes are few) the teachers train side by side
+# on the GPU, the ensemble translates there (DISTIL_FLAGS: beam 5, batches of 256), then the students
+# and the baseline train side by side there too (SIDE_BY_SIDE=1), and every model is scored there
+# (SCORE_DEVICE=cuda: fp32 beam 5); speed stays the CPU's int8 on 2 cores, as users translate
+# (SPEED_CPUS pins it to two of the machine's cores):
 #
 #   T=16m scripts/distil-experiment.sh RECORD_DIR [WORK_DIR]
-#   DEVICE=cuda T=85m WARMUP=1000 TEACHER_SEEDS="24 25 27" scripts/distil-experiment.sh RECORD_DIR
+#   DEVICE=cuda T=110s WARMUP=1000 TEACHER_SEEDS="24 25 27" scripts/distil-experiment.sh RECORD_DIR
 #
-# RECORD_DIR gets what a record keeps (machine.txt, logs, eval JSON, speed, summary.md); WORK_DIR
+# STOP_AFTER=STEP (teachers, corpus, ...) ends the script once that step is done, so that a caller
+# can choose the next steps' T from the time the first took (scripts/gpu-bench.sh does).
+#
+# RECORD_DIR gets what a record keeps (machine.txt, logs, eval JSON, each model's test translations,
+# speed, summary.md); WORK_DIR
 # (default RECORD_DIR/../distil-work) the runs and the corpus, which are not committed. A step whose
 # result is in RECORD_DIR is skipped when the script runs again, so a stopped experiment goes on.
 # Environment: T (16m), WARMUP (400: the recipe's 1000 updates would not end in T on 2 cores),
 # CONFIG (configs/tatoeba-en-es.json), CORPUS (the config's data.path), TEACHER_SEEDS (24 25),
 # DEVICE (cpu), DISTIL_FLAGS (the ensemble's decoding), SENTENCES/LONG (5000/300, the test set's
-# size), ROUNDS (3), N (2000, sentences per speed run), NMT (build/src/nmt).
+# size), ROUNDS (3), N (2000, sentences per speed run), NMT (build/src/nmt), SIDE_BY_SIDE (0 on the
+# CPU, 1 on a GPU), SCORE_DEVICE (cpu), SPEED_CPUS (none: a taskset list), STOP_AFTER (none).
 set -euo pipefail
 usage="usage: T=16m scripts/distil-experiment.sh RECORD_DIR [WORK_DIR]"
 [[ $# -ge 1 ]] || { echo "$usage" >&2; exit 2; }
@@ -41,17 +48,40 @@ if [[ $DEVICE == cpu ]]; then
   cpu_decoding="--strategy beam --beam-size 4 --precision int8 --translators 2 --decode-threads 1"
   read -r -a distil_decoding <<< "${DISTIL_FLAGS:-$cpu_decoding}"
   all_cores=(--threads 0) student_device=()
+  SIDE_BY_SIDE=${SIDE_BY_SIDE:-0}
 else
-  read -r -a distil_decoding <<< "${DISTIL_FLAGS:---strategy beam --beam-size 5 --device $DEVICE}"
-  all_cores=(--device "$DEVICE") student_device=(--set "train.device=$DEVICE")
+  gpu_decoding="--strategy beam --beam-size 5 --batch-size 256 --device $DEVICE"
+  read -r -a distil_decoding <<< "${DISTIL_FLAGS:-$gpu_decoding}"
+  # Side by side, each process gets a share of the host's cores for its CPU-side work.
+  all_cores=(--device "$DEVICE" --threads 4)
+  student_device=(--set "train.device=$DEVICE" --set train.threads=4)
+  SIDE_BY_SIDE=${SIDE_BY_SIDE:-1}
 fi
+SCORE_DEVICE=${SCORE_DEVICE:-cpu}
+pinned=()
+[[ -z ${SPEED_CPUS:-} ]] || pinned=(taskset -c "$SPEED_CPUS")
 corpus_of='import json, sys; print(json.load(open(sys.argv[1]))["data"]["path"])'
 CORPUS=${CORPUS:-$(python3 -c "$corpus_of" "$CONFIG")}
 NMT=$(realpath "$NMT")
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$record/steps.log"; }
 done_step() { [[ -e "$record/$1.done" ]]; }
-mark() { date -u +%FT%TZ > "$record/$1.done"; }
+mark() {
+  date -u +%FT%TZ > "$record/$1.done"
+  if [[ ${STOP_AFTER:-} == "$1" ]]; then log "stopped after $1 (STOP_AFTER)"; exit 0; fi
+}
+# Runs its arguments in the background when SIDE_BY_SIDE is 1, else at once; settle waits for them
+# and fails if any failed.
+side_pids=()
+maybe_beside() {
+  if [[ $SIDE_BY_SIDE == 1 ]]; then "$@" & side_pids+=($!); else "$@"; fi
+}
+settle() {
+  local pid failed=0
+  for pid in "${side_pids[@]}"; do wait "$pid" || failed=1; done
+  side_pids=()
+  return "$failed"
+}
 
 [[ -e "$record/machine.txt" ]] || {
   scripts/machine-header.sh > "$record/machine.txt"
@@ -79,16 +109,17 @@ train_arm() {  # name, extra nmt train flags...
 if ! done_step teachers; then
   if [[ $DEVICE == cpu ]]; then
     log "${#seeds[@]} teachers side by side for $T, one core each"
-    pids=()
-    for seed in "${seeds[@]}"; do
-      train_arm "teacher-$seed" --threads 1 --seed "$seed" &
-      pids+=($!)
-    done
-    for pid in "${pids[@]}"; do wait "$pid"; done
+    teacher_flags=(--threads 1)
   else
-    log "${#seeds[@]} teachers one after another for $T on $DEVICE"
-    for seed in "${seeds[@]}"; do train_arm "teacher-$seed" --device "$DEVICE" --seed "$seed"; done
+    log "${#seeds[@]} teachers side by side for $T on $DEVICE"
+    teacher_flags=("${all_cores[@]}")
   fi
+  pids=()
+  for seed in "${seeds[@]}"; do
+    train_arm "teacher-$seed" "${teacher_flags[@]}" --seed "$seed" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
   mark teachers
 fi
 
@@ -107,43 +138,62 @@ if ! done_step corpus; then
   mark corpus
 fi
 
+# The corpus is reused: nmt distil goes on from the translations in its --out. Copied before any
+# student trains (in $work/student), as students may train side by side.
+copy_corpus() {  # name
+  rm -rf "${work:?}/$1" && mkdir -p "$work/$1"
+  cp "$work/student/"{teacher-translations.tsv,distilled.tsv,distil.json} "$work/$1/"
+}
 student_arm() {  # name, extra --set flags...
   local name=$1; shift
-  if [[ $name != student ]]; then  # the corpus is reused: nmt distil goes on from its translations
-    rm -rf "${work:?}/$name" && mkdir -p "$work/$name"
-    cp "$work/student/"{teacher-translations.tsv,distilled.tsv,distil.json} "$work/$name/"
-  fi
   /usr/bin/time -v "$NMT" distil "${distil_flags[@]}" --out "$work/$name" --student "$CONFIG" \
     "${student_sets[@]}" "$@" > "$record/$name.log" 2> "$record/$name.time"
   cp "$work/$name/metrics.jsonl" "$record/$name.metrics.jsonl"
 }
 
+# The students and the baseline: one after another on all cores, or side by side (a GPU). A step
+# is marked once it is done, so a second run goes on with those left.
+student_steps=()
+done_step student-6-1 || copy_corpus student-6-1
 if ! done_step student; then
   log "student of the teachers' shape for $T"
-  student_arm student
-  mark student
+  maybe_beside student_arm student
+  student_steps+=(student)
 fi
 if ! done_step student-6-1; then
   log "6+1 student for $T"
-  student_arm student-6-1 --set model.encoder_layers=6 --set model.decoder_layers=1
-  mark student-6-1
+  maybe_beside student_arm student-6-1 --set model.encoder_layers=6 --set model.decoder_layers=1
+  student_steps+=(student-6-1)
 fi
 if ! done_step baseline; then
   log "fair baseline for $T (${all_cores[*]})"
-  train_arm baseline "${all_cores[@]}" --seed 26
-  mark baseline
+  maybe_beside train_arm baseline "${all_cores[@]}" --seed 26
+  student_steps+=(baseline)
 fi
+settle
+for step in "${student_steps[@]}"; do mark "$step"; done
 
 arms=()
 for seed in "${seeds[@]}"; do arms+=("teacher-$seed"); done
 arms+=(ensemble student student-6-1 baseline)
-scoring=(--strategy beam --beam-size 5 --precision int8 --device cpu --json)
+if [[ $SCORE_DEVICE == cpu ]]; then
+  scoring=(--strategy beam --beam-size 5 --precision int8 --device cpu --json)
+else
+  scoring=(--strategy beam --beam-size 5 --device "$SCORE_DEVICE" --threads 2 --json)
+fi
 speed=(--strategy beam --beam-size 5 --precision int8 --device cpu --threads 2)
 arm_models() {
   if [[ $1 == ensemble ]]; then echo "${teachers[@]}"; else echo --model "$work/$1"; fi
 }
+score_arm() {  # arm, JSON file, extra nmt eval flags...
+  local arm=$1 json=$2
+  shift 2
+  # shellcheck disable=SC2046  # arm_models prints flags to split
+  "$NMT" eval $(arm_models "$arm") "${scoring[@]}" "$@" > "$json"
+}
 if ! done_step scores; then
-  log "scoring (beam 5, int8)"
+  log "scoring (${scoring[*]})"
+  echo "${scoring[*]}" > "$record/scoring.txt"
   # The part of the test set the recipe's length filter would keep: at most 15 words a side.
   python3 - "$work/$first_teacher/test.tsv" "$work/short.src" "$work/short.ref" <<'PY'
 import sys
@@ -156,12 +206,11 @@ with open(sys.argv[1], encoding="utf-8") as f, open(sys.argv[2], "w", encoding="
 PY
   wc -l < "$work/short.src" > "$record/short-lines.txt"
   for arm in "${arms[@]}"; do
-    # shellcheck disable=SC2046  # arm_models prints flags to split
-    "$NMT" eval $(arm_models "$arm") "${scoring[@]}" > "$record/eval-$arm.json"
-    # shellcheck disable=SC2046
-    "$NMT" eval $(arm_models "$arm") "${scoring[@]}" --src "$work/short.src" \
-      --ref "$work/short.ref" > "$record/eval-$arm-short.json"
+    maybe_beside score_arm "$arm" "$record/eval-$arm.json" -o "$record/hyp-$arm.txt"
+    maybe_beside score_arm "$arm" "$record/eval-$arm-short.json" --src "$work/short.src" \
+      --ref "$work/short.ref"
   done
+  settle
   mark scores
 fi
 
@@ -170,12 +219,12 @@ if ! done_step speed; then
   head -n "$N" "$work/$first_teacher/test.tsv" | cut -f1 > "$work/speed.src"
   for round in $(seq "$ROUNDS"); do
     for arm in "$first_teacher" student-6-1; do
-      "$NMT" bench translate --model "$work/$arm" "${speed[@]}" -n "$N" --json \
+      "${pinned[@]}" "$NMT" bench translate --model "$work/$arm" "${speed[@]}" -n "$N" --json \
         > "$record/bench-$arm-$round.json"
     done
     for arm in "$first_teacher" ensemble student-6-1; do
       # shellcheck disable=SC2046
-      /usr/bin/time -f "%e s %M KiB" -o "$record/whole-$arm-$round.time" "$NMT" translate \
+      "${pinned[@]}" /usr/bin/time -f "%e s %M KiB" -o "$record/whole-$arm-$round.time" "$NMT" translate \
         $(arm_models "$arm") "${speed[@]}" --no-split < "$work/speed.src" > /dev/null
     done
   done

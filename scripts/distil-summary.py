@@ -94,6 +94,12 @@ def scores_table(record):
     return "\n".join(lines)
 
 
+def scoring(record):
+    """How the models were scored: nmt eval's flags (scoring.txt), int8 on the CPU before it."""
+    path = os.path.join(record, "scoring.txt")
+    return f"nmt eval {read(record, 'scoring.txt')}" if os.path.exists(path) else "beam 5, int8"
+
+
 def score(record, arm, part):
     suffix = "-short" if part == "short" else ""
     return load(os.path.join(record, f"eval-{arm}{suffix}.json"))["bleu"]["score"]
@@ -127,7 +133,7 @@ def main():
                        + (f"{size[0]} {size[1]:.1f} MiB" if size else "–") + " |")
     distil = load(os.path.join(record, "distil.json"))
     out += ["", "Distilled corpus (distil.json): " + json.dumps(distil.get("corpus", {})),
-            "", "## Scores (beam 5, int8; the test set keeps long sentences)", "",
+            "", f"## Scores ({scoring(record)}; the test set keeps long sentences)", "",
             f"Test set: {read(record, 'test-set-lines.txt')} pairs cut with long sentences kept; "
             f"its part with at most 15 words a side: {read(record, 'short-lines.txt')} pairs.", "",
             scores_table(record), ""]
