@@ -70,6 +70,8 @@ use_prebuilt() {
   local torch_lib
   torch_lib=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/$build/lib:$torch_lib
+  # The path built in is the build machine's.
+  export NMT_SENTENCEPIECE_MODULE=$PWD/$build/src/libnmt_sentencepiece.so
   "$nmt" --version > "$out/build.log" 2>&1
   if grep -q 'CUDA *yes ([0-9]' "$out/build.log"; then
     echo "build: the carried build (scripts/gpu-prebuild.sh) runs here and sees the GPU"
