@@ -8,6 +8,7 @@
 #   3. a student of the teachers' shape and a deep-encoder/shallow-decoder student (6+1 layers),
 #      each trained for T on all cores on that corpus (seed 26);
 #   4. the fair baseline: CONFIG trained for T on all cores on the human references (seed 26);
+#      it and the students keep their checkpoint of best validation BLEU (train.best_metric);
 #   5. every model and the ensemble scored (beam 5, int8) on a test set cut with long sentences kept
 #      (scripts/cut-test-set.sh, named as data.test, so no test source is trained on), by source
 #      length, and on its part with at most 15 words a side (the recipe's own filter);
@@ -127,8 +128,12 @@ teachers=()
 for seed in "${seeds[@]}"; do teachers+=(--model "$work/teacher-$seed"); done
 first_teacher=teacher-${seeds[0]}
 distil_flags=("${teachers[@]}" "${distil_decoding[@]}")
+# The students and the baseline keep the checkpoint of best validation BLEU, as the shipped student
+# configuration does: a student's validation loss against human references stops tracking its
+# quality early (distil-2026-12-04-h200), and both sides of the comparison choose alike.
+selection=(--set train.best_metric=bleu)
 student_sets=(--set "train.max_time=$T" --set "train.warmup=$WARMUP" --set train.seed=26
-              --set data.max_words=15 "${student_device[@]}")
+              --set data.max_words=15 "${selection[@]}" "${student_device[@]}")
 
 if ! done_step corpus; then
   log "the ${#seeds[@]}-ensemble translates the training sources (${distil_decoding[*]})"
@@ -167,7 +172,7 @@ if ! done_step student-6-1; then
 fi
 if ! done_step baseline; then
   log "fair baseline for $T (${all_cores[*]})"
-  maybe_beside train_arm baseline "${all_cores[@]}" --seed 26
+  maybe_beside train_arm baseline "${all_cores[@]}" --seed 26 "${selection[@]}"
   student_steps+=(baseline)
 fi
 settle
