@@ -250,6 +250,7 @@ class HeldOutGroups {
                 double test_fraction) {
     const auto want_test = static_cast<std::size_t>(std::llround(test_fraction * total));
     const auto want_valid = static_cast<std::size_t>(std::llround(valid_fraction * total));
+    if (want_test == 0 && want_valid == 0) return;  // every pair trains: no ranks to sort
     std::sort(lowest.begin(), lowest.end());
     std::size_t n_test = 0;
     std::size_t n_valid = 0;
