@@ -16,10 +16,10 @@
 #      (`nmt bench translate`) and the whole process translating the test sources (`nmt translate`).
 #
 # With DEVICE=cuda (the plan for a lent GPU, whose minutes are few) the teachers train side by side
-# on the GPU, the ensemble translates there (DISTIL_FLAGS: beam 5, batches of 256), then the students
-# and the baseline train side by side there too (SIDE_BY_SIDE=1), and every model is scored there
-# (SCORE_DEVICE=cuda: fp32 beam 5); speed stays the CPU's int8 on 2 cores, as users translate
-# (SPEED_CPUS pins it to two of the machine's cores):
+# on the GPU, the ensemble translates there (DISTIL_FLAGS: beam 5, batches of 256), then the
+# students and the baseline train side by side there too (SIDE_BY_SIDE=1), and every model is scored
+# there (SCORE_DEVICE=cuda: fp32 beam 5); speed stays the CPU's int8 on 2 cores, as users
+# translate (SPEED_CPUS pins it to two of the machine's cores):
 #
 #   T=16m scripts/distil-experiment.sh RECORD_DIR [WORK_DIR]
 #   DEVICE=cuda T=110s WARMUP=1000 TEACHER_SEEDS="24 25 27" scripts/distil-experiment.sh RECORD_DIR
@@ -71,11 +71,12 @@ mark() {
   date -u +%FT%TZ > "$record/$1.done"
   if [[ ${STOP_AFTER:-} == "$1" ]]; then log "stopped after $1 (STOP_AFTER)"; exit 0; fi
 }
-# Runs its arguments in the background when SIDE_BY_SIDE is 1, else at once; settle waits for them
-# and fails if any failed.
+# beside runs its arguments in the background, maybe_beside too when SIDE_BY_SIDE is 1 (else at
+# once); settle waits for them and fails if any failed.
 side_pids=()
+beside() { "$@" & side_pids+=($!); }
 maybe_beside() {
-  if [[ $SIDE_BY_SIDE == 1 ]]; then "$@" & side_pids+=($!); else "$@"; fi
+  if [[ $SIDE_BY_SIDE == 1 ]]; then beside "$@"; else "$@"; fi
 }
 settle() {
   local pid failed=0
@@ -115,12 +116,10 @@ if ! done_step teachers; then
     log "${#seeds[@]} teachers side by side for $T on $DEVICE"
     teacher_flags=("${all_cores[@]}")
   fi
-  pids=()
   for seed in "${seeds[@]}"; do
-    train_arm "teacher-$seed" "${teacher_flags[@]}" --seed "$seed" &
-    pids+=($!)
+    beside train_arm "teacher-$seed" "${teacher_flags[@]}" --seed "$seed"
   done
-  for pid in "${pids[@]}"; do wait "$pid"; done
+  settle
   mark teachers
 fi
 
@@ -229,8 +228,9 @@ if ! done_step speed; then
     done
     for arm in "$first_teacher" ensemble student-6-1; do
       # shellcheck disable=SC2046
-      "${pinned[@]}" /usr/bin/time -f "%e s %M KiB" -o "$record/whole-$arm-$round.time" "$NMT" translate \
-        $(arm_models "$arm") "${speed[@]}" --no-split < "$work/speed.src" > /dev/null
+      "${pinned[@]}" /usr/bin/time -f "%e s %M KiB" -o "$record/whole-$arm-$round.time" \
+        "$NMT" translate $(arm_models "$arm") "${speed[@]}" --no-split < "$work/speed.src" \
+        > /dev/null
     done
   done
   mark speed
