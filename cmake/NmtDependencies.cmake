@@ -40,6 +40,17 @@ if(NOT NMT_WITH_TORCH)
 endif()
 find_package(Torch REQUIRED)
 
+# tcmalloc (gperftools' minimal library, Debian libtcmalloc-minimal4), the program's malloc: with
+# glibc's, bf16 training kept freed memory of oneDNN's varied sizes in its heap and grew to 2.9 GiB
+# in 3 minutes where tcmalloc peaks at 1.3 GiB, as fast or faster
+# (data/benchmarks/train-memory-bf16-2026-12-04-xeon-167). Only its runtime file is needed: nmt
+# calls none of its functions by name.
+find_library(NMT_TCMALLOC_LIBRARY NAMES tcmalloc_minimal libtcmalloc_minimal.so.4)
+if(NOT NMT_TCMALLOC_LIBRARY)
+  message(WARNING "tcmalloc not found (Debian: libtcmalloc-minimal4): nmt keeps glibc's malloc, "
+                  "and bf16 training on a CPU may hold twice the memory (docs/corpora.md)")
+endif()
+
 # TorchConfig puts its ABI flag in TORCH_CXX_FLAGS; the Debian libraries and the wheel both use the
 # C++11 ABI, so every target that sees Torch must agree with it.
 add_library(nmt_torch INTERFACE)

@@ -12,7 +12,7 @@ packages=(libcli11-dev nlohmann-json3-dev libspdlog-dev libspdlog1.10 libfmt-dev
           libicu-dev libicu72 libxml2-dev libxml2
           libpng-dev libpng16-16 zlib1g-dev libgloo-dev
           libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libbrotli1
-          libboost1.74-dev)
+          libboost1.74-dev libtcmalloc-minimal4)
 rm -rf .deps/debs .deps/root
 mkdir -p .deps/debs .deps/root
 (cd .deps/debs && apt-get download "${packages[@]}")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds here, on a machine without a GPU, what the GPU machine runs (nmt, its SentencePiece module and the CUDA tests) against
 # PyPI's torch wheel of the GPU machine's version, and packs it with the Debian libraries it needs
-# that scripts/gpu-deps.sh does not (OpenBLAS and its runtime) into build-gpu/prebuilt.tar.xz:
+# that scripts/gpu-deps.sh does not (OpenBLAS and its runtime, tcmalloc) into build-gpu/prebuilt.tar.xz:
 # `run --carry build-gpu --carry .deps.tar.xz`, and scripts/gpu-bench.sh's build step uses it when it
 # runs there (it builds there otherwise), which saves the device minutes of a build (about three).
 #   scripts/gpu-prebuild.sh [TORCH_VERSION]        (default 2.11.0: the GPU machine's, KINDS.md)
@@ -21,7 +21,7 @@ cp build-cuda/src/nmt build-cuda/src/nmt-torch build-cuda/src/libnmt_sentencepie
 cp build-cuda/tests/cuda_tests "$stage/tests/"
 # The shared libraries that are neither LibTorch's, the C runtime's nor in .deps.
 ldd build-cuda/src/nmt-torch | awk '$3 ~ /^\// {print $1, $3}' |
-  grep -E '^lib(blas|openblas|gfortran|quadmath)' | while read -r name path; do
+  grep -E '^lib(blas|openblas|gfortran|quadmath|tcmalloc_minimal)' | while read -r name path; do
     cp -L "$path" "$stage/lib/$name"
   done
 mkdir -p build-gpu

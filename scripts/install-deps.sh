@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libtorch-dev libopenblas0-openmp          # LibTorch 1.13 (CPU) and a fast BLAS for it
+  libtcmalloc-minimal4                      # nmt's malloc (cmake/NmtDependencies.cmake says why)
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsentencepiece-dev libutf8proc-dev
   libicu-dev libxml2-dev                    # sentence segmentation (ICU) and HTML (libxml2's parser)

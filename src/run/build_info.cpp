@@ -1,6 +1,7 @@
 #include "nmt/run/build_info.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -84,6 +85,22 @@ std::string blas_line() {
   return fmt::format("{}, {} kernels{}", version, core, why);
 }
 
+// Whose malloc the process runs: tcmalloc where the program links it (src/CMakeLists.txt) or it is
+// preloaded, asked by name because nmt's code does not link it.
+std::string malloc_line() {
+  using Version = const char* (*)(int*, int*, const char**);
+  const auto version = reinterpret_cast<Version>(dlsym(RTLD_DEFAULT, "tc_version"));
+  if (version == nullptr) {
+    return "glibc (tcmalloc not linked, Debian: libtcmalloc-minimal4; bf16 training may hold "
+           "twice the memory)";
+  }
+  int major = 0;
+  int minor = 0;
+  const char* patch = nullptr;
+  version(&major, &minor, &patch);
+  return fmt::format("tcmalloc {}.{}{} (gperftools)", major, minor, patch == nullptr ? "" : patch);
+}
+
 std::string bf16_line() {
   if (!cpu_has_avx512_bf16()) {
     return fmt::format("no ({}: CPU training defaults to fp32)", lacking("AVX512-BF16"));
@@ -111,12 +128,13 @@ std::string describe_build(const std::string& nmt_version) {
       "  CPU tier      {}\n"
       "  vector loops  {}\n"
       "  BLAS          {}\n"
+      "  malloc        {}\n"
       "  CPU threads   {} usable of {} online (affinity, cgroup quota: what --threads 0 takes)",
       nmt_version, TORCH_VERSION, cuda_line(),
       train::has_nccl() ? "yes (CUDA ranks train together)" : "no",
       train::has_gloo() ? "yes (CPU ranks train together)" : "no (Debian: libgloo-dev)",
-      int8_line(), bf16_line(), tier_line(), vector_loops_line(), blas_line(), usable_cpu_count(),
-      std::thread::hardware_concurrency());
+      int8_line(), bf16_line(), tier_line(), vector_loops_line(), blas_line(), malloc_line(),
+      usable_cpu_count(), std::thread::hardware_concurrency());
 }
 
 }  // namespace nmt::run

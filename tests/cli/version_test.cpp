@@ -38,6 +38,12 @@ TEST(VersionTest, NamesNmtLibTorchAndEveryFeatureOfThisBuild) {
                 .rfind(NMT_EXPECTED_GLOO ? "  Gloo          yes" : "  Gloo          no", 0),
             0u)
       << result.output;
+  EXPECT_EQ(
+      line_starting(result.output, "  malloc")
+          .rfind(NMT_EXPECTED_TCMALLOC ? "  malloc        tcmalloc 2." : "  malloc        glibc (",
+                 0),
+      0u)
+      << result.output;
   for (const char* feature : {"  int8          ", "  bf16 on CPU   "}) {
     EXPECT_FALSE(line_starting(result.output, feature).empty()) << feature << result.output;
   }
